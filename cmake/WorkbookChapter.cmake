@@ -1,0 +1,147 @@
+# workbook_add_chapter(): one call adds a chapter, for every backend in WB_BACKENDS:
+#
+#   workbook_add_chapter(<NN-topic>
+#     TITLE "<words>"             # shown in the grader's summary
+#     KERNEL <file.cu>            # the learner's file in chapters/<NN-topic>/, same name in solutions/
+#     [MUTANTS <file.cu>...]      # planted bugs in tests/mutants/<NN-topic>/: the grader must reject each
+#     [ACCEPTED <file.cu>...])    # correct variants in tests/accepted/<NN-topic>/: the grader must accept each
+#
+# It builds, per backend (cpu, cuda):
+#   grade-<NN-topic>-<backend>   the learner's grader: chapters/<NN-topic>/grade.cpp linked with the
+#                                learner's kernel file (namespace student) and the solution (namespace
+#                                solution); built only on demand (by the grade command), so a
+#                                half-edited kernel never breaks the test suite's build
+# and the test suite's tests, labelled `chapter`, `<NN-topic>` and `<backend>`:
+#   <NN-topic>.<backend>.solution     the solution graded as if it were the learner's: must pass
+#   <NN-topic>.<backend>.stub         the stub as committed: must fail as "not started"
+#   <NN-topic>.<backend>.mutant.<m>   must fail, with the diagnosis its `// expect: <regex>` line names
+#   <NN-topic>.<backend>.accepted.<a> must pass
+# A mutant with a `// gpu-only: <reason>` line can only be caught on a GPU: on the CPU backend its
+# test reports itself skipped with that reason.
+# On the CUDA backend without a device every grader reports "skipped", and ctest shows it skipped.
+
+set(WB_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "")
+get_filename_component(WB_ROOT "${WB_ROOT}" ABSOLUTE)
+
+# One kernel source compiled for one backend as an object library `target`.
+# RENAME_SOLUTION compiles a solution file as if it were the learner's (namespace student).
+function(_wb_kernel_object target backend chapter_dir source)
+  cmake_parse_arguments(PARSE_ARGV 4 K "RENAME_SOLUTION" "" "")
+  if(backend STREQUAL "cpu")
+    file(RELATIVE_PATH rel "${WB_ROOT}" "${source}")
+    set(out "${CMAKE_BINARY_DIR}/emu-src/${target}.cpp")
+    add_custom_command(OUTPUT "${out}"
+      COMMAND wb-emu-rewrite "${source}" "${out}"
+      DEPENDS "${source}" wb-emu-rewrite
+      COMMENT "CPU backend: rewriting ${rel}"
+      VERBATIM)
+    add_library(${target} OBJECT "${out}")
+    target_link_libraries(${target} PUBLIC wb::emu)
+  else()
+    add_library(${target} OBJECT "${source}")
+    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+    target_link_libraries(${target} PUBLIC CUDA::cudart)
+  endif()
+  target_include_directories(${target} PRIVATE "${chapter_dir}")
+  if(K_RENAME_SOLUTION)
+    target_compile_definitions(${target} PRIVATE solution=student)
+  endif()
+endfunction()
+
+# A grader executable: the chapter's grade.cpp objects, the solution, and one `student` object.
+function(_wb_grader_exe exe backend id title student_target student_label)
+  add_executable(${exe} ${ARGN} "${WB_GRADER_MAIN}")
+  target_link_libraries(${exe} PRIVATE wb_${id}_grade_${backend} wb_${id}_solution_${backend} ${student_target}
+                                       wb::grader_${backend})
+  target_compile_definitions(${exe} PRIVATE WB_CHAPTER_ID="${id}" WB_CHAPTER_TITLE="${title}"
+                                            WB_STUDENT_FILE="${student_label}")
+endfunction()
+
+# A test that runs a grader and checks its verdict: EXPECT pass, or fail with output matching REGEX.
+function(_wb_grader_test name exe backend id expect regex)
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> -DEXPECT=${expect} "-DREGEX=${regex}"
+            -P "${WB_ROOT}/cmake/RunGrader.cmake")
+  set_tests_properties(${name} PROPERTIES
+    LABELS "chapter;${id};${backend}"
+    SKIP_REGULAR_EXPRESSION "verdict: skipped"
+    TIMEOUT 600)
+endfunction()
+
+function(workbook_add_chapter id)
+  cmake_parse_arguments(PARSE_ARGV 1 CH "" "TITLE;KERNEL" "MUTANTS;ACCEPTED")
+  set(chapter_dir "${WB_ROOT}/chapters/${id}")
+  set(solution_dir "${WB_ROOT}/solutions/${id}")
+  foreach(f "${chapter_dir}/README.md" "${chapter_dir}/grade.cpp" "${chapter_dir}/${CH_KERNEL}"
+            "${solution_dir}/${CH_KERNEL}")
+    if(NOT EXISTS "${f}")
+      message(FATAL_ERROR "workbook_add_chapter(${id}): ${f} is missing")
+    endif()
+  endforeach()
+
+  # The stub as committed, for the test suite (the learner's edits don't change what it tests).
+  set(stub_copy "${CMAKE_BINARY_DIR}/pristine/${id}/${CH_KERNEL}")
+  execute_process(COMMAND git show "HEAD:chapters/${id}/${CH_KERNEL}"
+                  WORKING_DIRECTORY "${WB_ROOT}" OUTPUT_VARIABLE stub_text RESULT_VARIABLE git_rc ERROR_QUIET)
+  if(NOT git_rc EQUAL 0)
+    file(READ "${chapter_dir}/${CH_KERNEL}" stub_text)
+  endif()
+  file(CONFIGURE OUTPUT "${stub_copy}" CONTENT "${stub_text}" @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${CH_KERNEL}")
+
+  foreach(backend IN LISTS WB_BACKENDS)
+    _wb_kernel_object(wb_${id}_solution_${backend} ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}")
+
+    add_library(wb_${id}_grade_${backend} OBJECT "${chapter_dir}/grade.cpp")
+    target_include_directories(wb_${id}_grade_${backend} PRIVATE "${chapter_dir}")
+    target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::grader_${backend})
+
+    # The learner's grader (built on demand by the grade command).
+    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${chapter_dir}" "${chapter_dir}/${CH_KERNEL}")
+    _wb_grader_exe(grade-${id}-${backend} ${backend} ${id} "${CH_TITLE}" wb_${id}_learner_${backend}
+                   "chapters/${id}/${CH_KERNEL}")
+    set_target_properties(wb_${id}_learner_${backend} grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
+
+    # The test suite's graders.
+    set(t ${id}.${backend})
+    _wb_kernel_object(wb_${t}.solution ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" RENAME_SOLUTION)
+    _wb_grader_exe(${t}.solution ${backend} ${id} "${CH_TITLE}" wb_${t}.solution "solutions/${id}/${CH_KERNEL}")
+    _wb_grader_test(${t}.solution ${t}.solution ${backend} ${id} pass "")
+
+    _wb_kernel_object(wb_${t}.stub ${backend} "${chapter_dir}" "${stub_copy}")
+    _wb_grader_exe(${t}.stub ${backend} ${id} "${CH_TITLE}" wb_${t}.stub "chapters/${id}/${CH_KERNEL}")
+    _wb_grader_test(${t}.stub ${t}.stub ${backend} ${id} fail "verdict: not started: edit chapters/${id}/${CH_KERNEL}")
+
+    foreach(kind MUTANTS ACCEPTED)
+      string(TOLOWER "${kind}" dir)
+      foreach(file IN LISTS CH_${kind})
+        set(src "${WB_ROOT}/tests/${dir}/${id}/${file}")
+        get_filename_component(stem "${file}" NAME_WE)
+        set(name ${t}.${dir}.${stem})
+        if(kind STREQUAL "MUTANTS")
+          file(STRINGS "${src}" expect_line REGEX "^// expect: " LIMIT_COUNT 1)
+          if(NOT expect_line)
+            message(FATAL_ERROR "${src}: a mutant needs a `// expect: <regex>` line naming the diagnosis")
+          endif()
+          string(REGEX REPLACE "^// expect: " "" regex "${expect_line}")
+          file(STRINGS "${src}" gpu_only REGEX "^// gpu-only: " LIMIT_COUNT 1)
+          if(gpu_only AND backend STREQUAL "cpu")
+            string(REGEX REPLACE "^// gpu-only: " "" why "${gpu_only}")
+            add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped on the CPU backend: ${why}")
+            set_tests_properties(${name} PROPERTIES LABELS "chapter;${id};${backend}"
+                                                    SKIP_REGULAR_EXPRESSION "verdict: skipped")
+            continue()
+          endif()
+          set(expect fail)
+        else()
+          set(regex "")
+          set(expect pass)
+        endif()
+        _wb_kernel_object(wb_${name} ${backend} "${chapter_dir}" "${src}")
+        _wb_grader_exe(${name} ${backend} ${id} "${CH_TITLE}" wb_${name} "tests/${dir}/${id}/${file}")
+        _wb_grader_test(${name} ${name} ${backend} ${id} ${expect} "${regex}")
+      endforeach()
+    endforeach()
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY WB_CHAPTERS ${id})
+endfunction()

@@ -1,0 +1,2 @@
+#pragma once
+#include <wb_emu/runtime.hpp>

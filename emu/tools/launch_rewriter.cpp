@@ -1,0 +1,256 @@
+// wb-emu-rewrite: turns a CUDA source file into C++ the host compiler accepts, for the CPU backend.
+//
+//   wb-emu-rewrite <input.cu> <output.cpp>
+//
+// Two rewrites, everything else is copied byte for byte:
+//   kernel<<<grid, block[, shmem[, stream]]>>>(args)
+//     -> ::wb_emu::make_launch(kernel, "kernel", __FILE__, __LINE__, grid, block[, shmem[, stream]])(args)
+//   extern __shared__ T name[];
+//     -> T* const name = ::wb_emu::dynamic_shared<T>();
+// Newlines inside a rewritten span are kept, and the output starts with a `#line 1 "<input>"`
+// after the prelude include, so compiler errors and __LINE__ point at the learner's file.
+// Comments, string and character literals are skipped, so `<<<` inside them is left alone.
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Source {
+  std::string text;
+  std::string path;
+};
+
+[[noreturn]] void fail(const Source& src, std::size_t pos, const std::string& what) {
+  int line = 1;
+  for (std::size_t i = 0; i < pos && i < src.text.size(); ++i) line += src.text[i] == '\n';
+  std::cerr << src.path << ":" << line << ": error: " << what << "\n";
+  std::exit(1);
+}
+
+// Index just past a comment or literal starting at i, or i itself when none starts there.
+std::size_t skip_non_code(const std::string& s, std::size_t i) {
+  if (s.compare(i, 2, "//") == 0) {
+    std::size_t e = s.find('\n', i);
+    return e == std::string::npos ? s.size() : e;
+  }
+  if (s.compare(i, 2, "/*") == 0) {
+    std::size_t e = s.find("*/", i + 2);
+    return e == std::string::npos ? s.size() : e + 2;
+  }
+  if (s[i] == '"' || s[i] == '\'') {
+    // A raw string literal R"d( ... )d" needs its own delimiter.
+    if (s[i] == '"' && i > 0 && s[i - 1] == 'R') {
+      std::size_t open = s.find('(', i);
+      if (open != std::string::npos) {
+        std::string close = ")" + s.substr(i + 1, open - i - 1) + "\"";
+        std::size_t e = s.find(close, open);
+        return e == std::string::npos ? s.size() : e + close.size();
+      }
+    }
+    // A digit separator (1'000) is not a character literal.
+    if (s[i] == '\'' && i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1]))) return i;
+    char q = s[i];
+    std::size_t j = i + 1;
+    while (j < s.size() && s[j] != q) {
+      if (s[j] == '\\') ++j;
+      if (s[j] == '\n') break;  // unterminated: leave the rest to the compiler
+      ++j;
+    }
+    return j < s.size() ? j + 1 : s.size();
+  }
+  return i;
+}
+
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Start of the callee expression that ends just before `end` (the `<<<`): a possibly qualified
+// name with template arguments, e.g. `ns::kernel<float, 256>` or `kernel`.
+std::size_t callee_start(const std::string& s, std::size_t end) {
+  std::size_t i = end;
+  auto skip_space_back = [&] { while (i > 0 && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i; };
+  for (;;) {
+    skip_space_back();
+    if (i > 0 && s[i - 1] == '>') {  // template argument list: find its matching '<'
+      int depth = 0;
+      while (i > 0) {
+        char c = s[--i];
+        if (c == '>') ++depth;
+        else if (c == '<' && --depth == 0) break;
+      }
+      skip_space_back();
+    }
+    std::size_t name_end = i;
+    while (i > 0 && is_ident(s[i - 1])) --i;
+    if (i == name_end) return i;  // nothing name-like
+    std::size_t mark = i;
+    skip_space_back();
+    if (i >= 2 && s[i - 1] == ':' && s[i - 2] == ':') { i -= 2; continue; }
+    return mark;
+  }
+}
+
+// Index of the bracket that closes the one at `open` (one of ( [ {), skipping nested brackets,
+// comments and literals.
+std::size_t matching_close(const Source& src, std::size_t open) {
+  const std::string& s = src.text;
+  std::vector<char> stack{s[open]};
+  for (std::size_t i = open + 1; i < s.size(); ++i) {
+    std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j - 1; continue; }
+    char c = s[i];
+    if (c == '(' || c == '[' || c == '{') stack.push_back(c);
+    else if (c == ')' || c == ']' || c == '}') {
+      char want = stack.back() == '(' ? ')' : stack.back() == '[' ? ']' : '}';
+      if (c != want) fail(src, i, std::string("unbalanced '") + c + "' in a kernel launch");
+      stack.pop_back();
+      if (stack.empty()) return i;
+    }
+  }
+  fail(src, open, "unclosed bracket in a kernel launch");
+}
+
+std::string newlines_in(const std::string& s) {
+  std::string out;
+  for (char c : s) if (c == '\n') out += '\n';
+  return out;
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') { out += ' '; continue; }
+    out += c;
+  }
+  return out;
+}
+
+std::string squeeze(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) continue;
+    out += c;
+  }
+  return out;
+}
+
+// `kernel<<<cfg>>>(args)` starting at the `<<<` at position lt: returns the replacement and
+// sets `consumed_to` past the closing ')' of the argument list.
+std::string rewrite_launch(const Source& src, std::size_t lt, std::size_t start, std::size_t& consumed_to) {
+  const std::string& s = src.text;
+  std::size_t cfg_begin = lt + 3;
+  std::size_t gt = std::string::npos;
+  int depth = 0;
+  for (std::size_t i = cfg_begin; i + 2 < s.size(); ++i) {
+    std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j - 1; continue; }
+    char c = s[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && s.compare(i, 3, ">>>") == 0) { gt = i; break; }
+  }
+  if (gt == std::string::npos) fail(src, lt, "'<<<' without a matching '>>>'");
+  std::size_t paren = gt + 3;
+  while (paren < s.size() && std::isspace(static_cast<unsigned char>(s[paren]))) ++paren;
+  if (paren >= s.size() || s[paren] != '(') fail(src, gt, "a kernel launch needs its argument list: kernel<<<grid, block>>>(args)");
+  std::size_t close = matching_close(src, paren);
+
+  std::string callee = s.substr(start, lt - start);
+  std::string cfg = s.substr(cfg_begin, gt - cfg_begin);
+  std::string args = s.substr(paren + 1, close - paren - 1);
+  // Newlines between the callee and the config, and between config and args, are moved after
+  // the rewritten text's opening so the total line count stays the same.
+  std::string out = "::wb_emu::make_launch(" + callee + ", \"" + escape(squeeze(callee)) +
+                    "\", __FILE__, __LINE__, " + cfg + ")" + newlines_in(s.substr(gt, paren - gt)) +
+                    "(" + args + ")";
+  consumed_to = close + 1;
+  return out;
+}
+
+// `extern __shared__ <type> <name>[];` at position p (pointing at "extern").
+bool try_rewrite_extern_shared(const Source& src, std::size_t p, std::string& out, std::size_t& consumed_to) {
+  const std::string& s = src.text;
+  if (s.compare(p, 6, "extern") != 0 || (p > 0 && is_ident(s[p - 1]))) return false;
+  std::size_t i = p + 6;
+  auto skip_ws = [&] { while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i; };
+  skip_ws();
+  if (s.compare(i, 10, "__shared__") != 0) return false;
+  std::size_t semi = s.find(';', i);
+  if (semi == std::string::npos) fail(src, p, "extern __shared__ declaration without ';'");
+  std::string decl = s.substr(i + 10, semi - i - 10);
+  // decl: " [alignas(N)] type name[]"
+  std::size_t lb = decl.rfind('[');
+  std::size_t rb = decl.rfind(']');
+  if (lb == std::string::npos || rb == std::string::npos || squeeze(decl.substr(lb + 1, rb - lb - 1)) != "")
+    fail(src, p, "extern __shared__ must declare an unsized array, e.g. extern __shared__ float smem[];");
+  std::size_t name_end = lb;
+  while (name_end > 0 && std::isspace(static_cast<unsigned char>(decl[name_end - 1]))) --name_end;
+  std::size_t name_begin = name_end;
+  while (name_begin > 0 && is_ident(decl[name_begin - 1])) --name_begin;
+  std::string name = decl.substr(name_begin, name_end - name_begin);
+  std::string type = decl.substr(0, name_begin);
+  // drop alignas(...) : dynamic shared memory is always 16-byte aligned here
+  std::size_t al = type.find("alignas");
+  if (al != std::string::npos) {
+    std::size_t close = type.find(')', al);
+    type.erase(al, close == std::string::npos ? std::string::npos : close - al + 1);
+  }
+  out = squeeze(type).empty() ? "" : type;
+  out = "auto* const " + name + " = ::wb_emu::dynamic_shared<" + type + ">()" +
+        newlines_in(s.substr(p, semi - p));
+  consumed_to = semi;  // keep the ';'
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: wb-emu-rewrite <input.cu> <output.cpp>\n";
+    return 2;
+  }
+  Source src;
+  src.path = argv[1];
+  {
+    std::ifstream in(src.path, std::ios::binary);
+    if (!in) { std::cerr << "wb-emu-rewrite: cannot read " << src.path << "\n"; return 1; }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    src.text = ss.str();
+  }
+  const std::string& s = src.text;
+  std::string out = "#include <wb_emu/kernel_prelude.hpp>\n#line 1 \"" + escape(src.path) + "\"\n";
+  std::size_t copied = 0;  // s[copied, i) is pending copy
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j; continue; }
+    if (s.compare(i, 3, "<<<") == 0) {
+      std::size_t start = callee_start(s, i);
+      if (start == i) fail(src, i, "'<<<' must follow a kernel name");
+      std::size_t next = 0;
+      std::string rep = rewrite_launch(src, i, start, next);
+      out.append(s, copied, start - copied);
+      out += rep;
+      copied = i = next;
+      continue;
+    }
+    std::string rep;
+    std::size_t next = 0;
+    if (s[i] == 'e' && try_rewrite_extern_shared(src, i, rep, next)) {
+      out.append(s, copied, i - copied);
+      out += rep;
+      copied = i = next;
+      continue;
+    }
+    ++i;
+  }
+  out.append(s, copied, std::string::npos);
+  std::ofstream o(argv[2], std::ios::binary);
+  if (!(o << out)) { std::cerr << "wb-emu-rewrite: cannot write " << argv[2] << "\n"; return 1; }
+  return 0;
+}

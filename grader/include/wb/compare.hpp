@@ -1,0 +1,98 @@
+/// \file
+/// \brief Checks a kernel's output against a host reference and explains what is wrong in the
+/// chapter's terms: how many elements, the first few, and the pattern they make.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wb/buffer.hpp"
+
+namespace wb {
+
+/// The shape a set of wrong elements makes; each has a sentence in Comparison::diagnosis.
+enum class Pattern {
+  ok,                    ///< every element is right
+  out_of_bounds,         ///< something was written outside the array (a guard zone changed)
+  nothing_written,       ///< no element was written: the exercise is not started
+  nan,                   ///< NaN where a number was expected
+  only_one_block,        ///< exactly the first block's elements are right
+  last_partial_block,    ///< all but the last, partial block are right: block count rounded down
+  too_few_blocks,        ///< a whole number of blocks is right, then nothing
+  tail_wrong,            ///< everything from some index on is wrong
+  some_unwritten,        ///< some elements were never written
+  scattered,             ///< wrong values with no simpler pattern
+  chapter_specific,      ///< a chapter's grader named the pattern itself
+};
+
+/// One wrong element.
+struct Mismatch {
+  std::int64_t index;
+  double expected;
+  double got;
+  bool unwritten;  ///< still holds the poison pattern: the kernel never wrote it
+};
+
+/// How to compare and what to call things in messages.
+struct CompareOptions {
+  std::string array = "out";  ///< the output's name in the chapter, e.g. "c"
+  double abs_tol = 0.0;       ///< |got - expected| <= abs_tol + rel_tol * |expected| passes
+  double rel_tol = 0.0;
+  int block_size = 0;         ///< threads per block of the launch, for block patterns (0: unknown)
+  std::size_t max_listed = 5; ///< how many wrong elements the message lists
+};
+
+/// The verdict on one output array.
+struct Comparison {
+  std::int64_t n = 0;
+  std::int64_t wrong = 0;
+  std::int64_t unwritten = 0;
+  std::int64_t first_wrong = -1;
+  std::vector<Mismatch> listed;      ///< the first few wrong elements
+  std::vector<GuardHit> guard_hits;  ///< writes outside the array
+  Pattern pattern = Pattern::ok;
+  std::string diagnosis;             ///< one sentence in the chapter's terms ("" when ok)
+  std::string array = "out";
+  std::string context;               ///< the case, e.g. "n = 1000, 256 threads per block"
+
+  bool ok() const { return pattern == Pattern::ok; }
+  /// The whole explanation: count, diagnosis, the listed elements.
+  std::string message() const;
+};
+
+/// Compares `got` (downloaded from the device) with `expected` (computed on the host, in double)
+/// and names the pattern. `guard_hits` come from DeviceBuffer::guard_hits().
+Comparison compare_values(const std::vector<double>& expected, const std::vector<double>& got,
+                          const std::vector<bool>& unwritten, const std::vector<GuardHit>& guard_hits,
+                          const CompareOptions& options);
+
+/// Downloads `out`, checks its guard zones, and compares it with `expected`.
+template <class T>
+Comparison compare(const std::vector<double>& expected, const DeviceBuffer<T>& out, const CompareOptions& options) {
+  std::vector<T> host = out.download();
+  std::vector<double> got(host.size());
+  std::vector<bool> unwritten(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    unwritten[i] = never_written(host[i]);
+    got[i] = static_cast<double>(host[i]);
+  }
+  return compare_values(expected, got, unwritten, out.guard_hits(), options);
+}
+
+/// Records a failed comparison for the grader's summary; used by WB_REQUIRE_MATCH.
+void note_failure(const Comparison& c);
+
+}  // namespace wb
+
+/// Fails the test case with the comparison's explanation unless every element is right.
+/// \snippet chapters/01-naive-add/grade.cpp require match
+#define WB_REQUIRE_MATCH(comparison)                          \
+  do {                                                        \
+    const ::wb::Comparison& wb_cmp_ = (comparison);           \
+    if (!wb_cmp_.ok()) {                                      \
+      ::wb::note_failure(wb_cmp_);                            \
+      FAIL(wb_cmp_.message());                                \
+    }                                                         \
+  } while (0)

@@ -1,0 +1,36 @@
+/// \file
+/// \brief Ends a grader whose kernel never finishes, with a message instead of a hang.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace wb {
+
+/// While alive, watches the calling test: if it is not destroyed within the time limit, the
+/// grader prints what was running, writes its summary and exits with failure. A kernel cannot
+/// be stopped from the host on a GPU, so ending the process is the only way out.
+/// The limit is `WB_WATCHDOG_SECONDS` when set, else `default_seconds()`.
+class Watchdog {
+ public:
+  explicit Watchdog(std::string what);
+  Watchdog(std::string what, std::chrono::seconds limit);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  static std::chrono::seconds default_seconds();
+
+ private:
+  std::string what_;
+  std::chrono::seconds limit_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace wb

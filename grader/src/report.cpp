@@ -1,0 +1,189 @@
+// The grader's main(): Catch2's session plus a listener that turns the run into one verdict.
+#include "wb/report.hpp"
+
+#include <catch2/catch_session.hpp>
+#include <catch2/catch_test_case_info.hpp>
+#include <catch2/reporters/catch_reporter_event_listener.hpp>
+#include <catch2/reporters/catch_reporter_registrars.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "wb/compare.hpp"
+#include "wb/device.hpp"
+
+#ifndef WB_CHAPTER_ID
+#define WB_CHAPTER_ID "chapter"
+#endif
+#ifndef WB_CHAPTER_TITLE
+#define WB_CHAPTER_TITLE ""
+#endif
+#ifndef WB_STUDENT_FILE
+#define WB_STUDENT_FILE "the chapter's kernel file"
+#endif
+
+namespace wb {
+namespace {
+
+struct State {
+  std::mutex m;
+  std::string current_test;
+  int failed_assertions = 0;
+  int failures_not_started = 0;  // failed comparisons where nothing was written
+  int failures_noted = 0;        // failed comparisons and errors noted with a diagnosis
+  std::string first_diagnosis;   // the first wrong-answer explanation, in the chapter's terms
+  std::string first_failure_test;
+  std::string first_unexplained;  // an assertion failure the grader did not explain itself
+  std::vector<SpeedNote> speeds;
+  int cases = 0, cases_skipped = 0;
+  bool finished = false;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  return s;
+}
+
+}  // namespace
+
+void note_failure(const Comparison& c) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  ++s.failures_noted;
+  if (c.pattern == Pattern::nothing_written) ++s.failures_not_started;
+  if (s.first_diagnosis.empty() && c.pattern != Pattern::nothing_written) {
+    s.first_diagnosis = c.diagnosis + (c.context.empty() ? "" : " [" + c.context + "]");
+    s.first_failure_test = s.current_test;
+  }
+}
+
+void note_error(const std::string& what) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  ++s.failures_noted;
+  if (s.first_diagnosis.empty()) {
+    s.first_diagnosis = what;
+    s.first_failure_test = s.current_test;
+  }
+}
+
+void note_speed(const SpeedNote& note) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  s.speeds.push_back(note);
+}
+
+std::string speed_level(double r) {
+  if (r >= 1.05) return "faster than the solution";
+  if (r >= 0.95) return "at the solution's speed";
+  if (r >= 0.80) return "close to the solution";
+  if (r >= 0.50) return "slower than the solution";
+  return "much slower than the solution";
+}
+
+void finish_report(const std::string& verdict_override) {
+  auto& s = state();
+  std::string verdict, detail, speed;
+  {
+    std::lock_guard<std::mutex> lock(s.m);
+    if (s.finished) return;
+    s.finished = true;
+    if (!verdict_override.empty()) {
+      auto tab = verdict_override.find('\t');
+      verdict = verdict_override.substr(0, tab);
+      detail = tab == std::string::npos ? "" : verdict_override.substr(tab + 1);
+    } else if (s.failed_assertions == 0 && s.cases > 0 && s.cases_skipped == s.cases) {
+      verdict = "skipped";
+      detail = no_device_reason().empty() ? "every check was skipped" : no_device_reason();
+    } else if (s.failed_assertions == 0) {
+      verdict = "correct";
+    } else if (s.failures_not_started == s.failed_assertions) {
+      verdict = "not started";
+      detail = "edit " WB_STUDENT_FILE " (look for // TODO:)";
+    } else {
+      verdict = "wrong";
+      detail = !s.first_diagnosis.empty() ? s.first_diagnosis : s.first_unexplained;
+      if (!s.first_failure_test.empty() && !s.first_diagnosis.empty())
+        detail += " (in \"" + s.first_failure_test + "\")";
+    }
+    for (const auto& sp : s.speeds) {
+      std::ostringstream o;
+      o.precision(2);
+      o << std::fixed << sp.ratio << "x the solution: " << speed_level(sp.ratio);
+      if (!sp.detail.empty()) o << " (" << sp.detail << ")";
+      if (sp.minimum > 0 && sp.ratio < sp.minimum) {
+        o << "; at least " << sp.minimum << "x is needed to pass";
+        if (verdict == "correct") verdict = "too slow";
+      }
+      speed = o.str();
+    }
+    if (speed.empty() && verdict == "correct")
+      speed = cpu_backend() ? "not timed: the CPU backend's times say nothing about a GPU" : "not timed";
+  }
+  std::ostringstream out;
+  out << "\n==== " << WB_CHAPTER_ID << (std::string(WB_CHAPTER_TITLE).empty() ? "" : " (" WB_CHAPTER_TITLE ")")
+      << " on " << (cpu_backend() ? "the CPU backend" : device_name()) << " ====\n";
+  out << "  verdict: " << verdict << (detail.empty() ? "" : ": " + detail) << "\n";
+  if (!speed.empty()) out << "  speed:   " << speed << "\n";
+  std::cout << out.str() << std::flush;
+  if (const char* path = std::getenv("WB_STATUS_FILE")) {
+    std::ofstream f(path);
+    f << verdict << "\t" << one_line(detail) << "\t" << one_line(speed) << "\n";
+  }
+}
+
+namespace {
+
+class Listener : public Catch::EventListenerBase {
+ public:
+  using Catch::EventListenerBase::EventListenerBase;
+
+  void testRunStarting(Catch::TestRunInfo const&) override {
+    std::cout << "Grading " WB_STUDENT_FILE " on "
+              << (cpu_backend() ? "the CPU backend (no GPU: correctness only, timing skipped)"
+                                : (device_available() ? device_name() : "the CUDA backend: " + no_device_reason()))
+              << "\n";
+  }
+  void testCaseStarting(Catch::TestCaseInfo const& info) override {
+    std::lock_guard<std::mutex> lock(state().m);
+    state().current_test = info.name;
+  }
+  void assertionEnded(Catch::AssertionStats const& stats) override {
+    const auto& r = stats.assertionResult;
+    if (r.isOk()) return;
+    auto& s = state();
+    std::lock_guard<std::mutex> lock(s.m);
+    ++s.failed_assertions;
+    if (s.first_unexplained.empty()) {
+      std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
+      if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
+      s.first_unexplained = one_line(msg) + " (in \"" + s.current_test + "\")";
+    }
+  }
+  void testCaseEnded(Catch::TestCaseStats const& stats) override {
+    auto& s = state();
+    std::lock_guard<std::mutex> lock(s.m);
+    ++s.cases;
+    if (stats.totals.testCases.skipped > 0 && stats.totals.assertions.failed == 0) ++s.cases_skipped;
+  }
+  void testRunEnded(Catch::TestRunStats const&) override { finish_report(); }
+};
+
+}  // namespace
+}  // namespace wb
+
+CATCH_REGISTER_LISTENER(wb::Listener)
+
+int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }

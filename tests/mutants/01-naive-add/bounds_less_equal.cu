@@ -1,0 +1,19 @@
+// Planted bug: the bounds check lets i == n through.
+// expect: the bounds check must be .i < n. \(is it .i <= n.\?\)
+#include "naive_add.cuh"
+
+namespace student {
+
+__global__ void naive_add_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                 int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) c[i] = a[i] + b[i];
+}
+
+void naive_add(const float* a, const float* b, float* c, int n, int threads_per_block) {
+  if (n == 0) return;
+  const int blocks = (n + threads_per_block - 1) / threads_per_block;
+  naive_add_kernel<<<blocks, threads_per_block>>>(a, b, c, n);
+}
+
+}  // namespace student
