@@ -112,7 +112,7 @@ std::vector<Timing> time_interleaved(const std::vector<Timed>& contenders, doubl
     t.q1_ms = quantile(samples[i], 0.25);
     t.q3_ms = quantile(samples[i], 0.75);
     t.rse = rse(samples[i]);
-    t.gbps = bytes / (t.median_ms * 1e-3) / 1e9;
+    t.gbps = (contenders[i].bytes > 0 ? contenders[i].bytes : bytes) / (t.median_ms * 1e-3) / 1e9;
     t.pct_peak = peak > 0 ? 100.0 * t.gbps / peak : 0.0;
     out.push_back(t);
   }

@@ -6,6 +6,7 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
 
+#include "wb/anchors.hpp"
 #include "wb/buffer.hpp"
 #include "wb/compare.hpp"
 #include "wb/cuda_check.hpp"

@@ -13,6 +13,7 @@ namespace wb {
 struct Timed {
   std::string name;
   std::function<void()> run;
+  double bytes = 0;  ///< bytes this contender moves, when not the `bytes` given to time_interleaved
 };
 
 /// What was measured for one contender.

@@ -1,0 +1,246 @@
+// Chapter 02's grader: student::add_inplace_launch under many launch configurations, then
+// student::add_inplace (your own configuration) on awkward sizes and pointers, past 2^31
+// elements on a GPU with the memory for it, and its speed against the solution and a library add.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "grid_stride_add.cuh"
+#include "wb/grader.hpp"
+
+namespace {
+
+// ---- CPU reference ----
+std::vector<double> add_reference(const std::vector<float>& x, const std::vector<float>& y0) {
+  std::vector<double> y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = static_cast<float>(y0[i] + x[i]);  // one float rounding
+  return y;
+}
+
+// x in [1, 2) and y in [0.5, 1.5): non-zero, so (y - y0) / x says how many times each element
+// was added to.
+struct Inputs {
+  std::vector<float> x, y0;
+  explicit Inputs(std::int64_t n)
+      : x(wb::random_floats(n, 1.0f, 2.0f, 3 * n)), y0(wb::random_floats(n, 0.5f, 1.5f, 3 * n + 1)) {}
+};
+
+// The chapter's own explanation: count how many times each element was added to. A grid-stride
+// loop adds to every element exactly once; 0 means skipped, 2 or more means threads overlap.
+std::string elements(std::int64_t k, const char* verb) {
+  return std::to_string(k) + (k == 1 ? " element " : " elements ") + (k == 1 ? "was " : "were ") + verb;
+}
+
+// Elements before `first` are not the kernel's (see run_case's offset).
+void explain_counts(wb::Comparison& c, const Inputs& in, const std::vector<float>& y, std::int64_t grid_threads,
+                    std::size_t first) {
+  std::int64_t skipped = 0, repeated = 0, first_skipped = -1, first_repeated = -1, max_times = 0;
+  for (std::size_t i = first; i < y.size(); ++i) {
+    const double times = std::round((double(y[i]) - in.y0[i]) / in.x[i]);
+    if (times == 0 && !skipped++) first_skipped = std::int64_t(i);
+    if (times >= 2) {
+      if (!repeated++) first_repeated = std::int64_t(i);
+      max_times = std::max<std::int64_t>(max_times, std::int64_t(times));
+    }
+  }
+  const std::int64_t n = std::int64_t(y.size() - first);
+  std::string s;
+  if (skipped == n) {
+    s = "no element of y was added to: the kernel did not run or its loop never ran";
+    c.pattern = wb::Pattern::nothing_written;
+  } else if (repeated) {
+    s = elements(repeated, "added to more than once") + " (y[" + std::to_string(first_repeated) +
+        "] up to " + std::to_string(max_times) + " times): threads overlap. Start at blockIdx.x * blockDim.x + "
+        "threadIdx.x and step by blockDim.x * gridDim.x, the number of threads in the whole grid";
+    if (skipped) s += "; and " + elements(skipped, "never added to") + " (first y[" + std::to_string(first_skipped) + "])";
+    c.pattern = wb::Pattern::chapter_specific;
+  } else if (skipped && grid_threads > 0 && first_skipped == grid_threads && skipped == n - grid_threads) {
+    s = "only the first " + std::to_string(grid_threads) + " elements (one per thread of the grid) were added to: "
+        "each thread must loop, stepping by blockDim.x * gridDim.x until i >= n";
+    c.pattern = wb::Pattern::chapter_specific;
+  } else if (skipped) {
+    s = elements(skipped, "never added to") + " (first y[" + std::to_string(first_skipped) +
+        "]): the loop skips or stops early";
+    c.pattern = wb::Pattern::chapter_specific;
+  } else {
+    return;  // counts are right: the generic diagnosis stands (wrong values)
+  }
+  c.diagnosis = s;
+}
+
+// y += x on fresh buffers with `run`, then the chapter's checks. `grid_threads` is blocks × threads
+// when the grader chose the configuration (0 otherwise). `offset` shifts both pointers by that many
+// floats (to test pointers that are not 16-byte aligned); the elements before stay untouched.
+template <class Run>
+wb::Comparison run_case(Run run, std::int64_t n, std::int64_t grid_threads, const std::string& context, int offset = 0) {
+  const Inputs in(n);
+  wb::DeviceBuffer<float> x(in.x), y(in.y0);
+  {
+    wb::Watchdog dog("add_inplace (" + context + ")");
+    run(x.data() + offset, y.data() + offset, n - offset);
+    WB_CUDA_CHECK(cudaGetLastError());
+    WB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  std::vector<double> expected = add_reference(in.x, in.y0);
+  for (int i = 0; i < offset; ++i) expected[i] = in.y0[i];
+  wb::CompareOptions opt;
+  opt.array = "y";
+  wb::Comparison c = wb::compare(expected, y, opt);
+  if (!c.ok() && c.pattern != wb::Pattern::out_of_bounds) explain_counts(c, in, y.download(), grid_threads, offset);
+  c.context = context;
+  return c;
+}
+
+std::string config(std::int64_t n, int blocks, int threads) {
+  return "n = " + std::to_string(n) + ", " + std::to_string(blocks) + " blocks of " + std::to_string(threads) + " threads";
+}
+
+}  // namespace
+
+TEST_CASE("y += x for any launch configuration", "[02][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const auto [blocks, threads] = GENERATE(table<int, int>({{1, 32},
+                                                           {1, 1024},
+                                                           {3, 96},
+                                                           {7, 256},
+                                                           {13, 33},
+                                                           {2, 1000},
+                                                           {97, 128},
+                                                           {4096, 256}}));  // more threads than elements
+  const std::int64_t n = GENERATE(as<std::int64_t>{}, 1, 31, 33, 1000, 100'003);
+  CAPTURE(n, blocks, threads);
+  WB_REQUIRE_MATCH(run_case(
+      [&](const float* x, float* y, std::int64_t m) { student::add_inplace_launch(x, y, m, blocks, threads); }, n,
+      std::int64_t(blocks) * threads, config(n, blocks, threads)));
+}
+
+TEST_CASE("y += x with n = 0 changes nothing and launches nothing invalid", "[02][correctness]") {
+  WB_REQUIRE_DEVICE();
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, 0, 0,
+                            "n = 0, your configuration"));
+}
+
+TEST_CASE("y += x with your own launch configuration", "[02][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const std::int64_t n = GENERATE(as<std::int64_t>{}, 1, 3, 33, 1000, 1'000'003);
+  CAPTURE(n);
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, n, 0,
+                            "n = " + std::to_string(n) + ", your configuration"));
+}
+
+TEST_CASE("y += x on pointers that are not 16-byte aligned", "[02][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int offset = GENERATE(1, 2, 3);
+  CAPTURE(offset);
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); },
+                            100'003, 0, "x and y start " + std::to_string(offset) + " floats into their buffers",
+                            offset));
+}
+
+TEST_CASE("y += x for a large array with your own configuration", "[02][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const std::int64_t n = wb::cpu_backend() ? (std::int64_t(1) << 24) + 3 : (std::int64_t(1) << 28) + 3;
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, n, 0,
+                            "n = " + std::to_string(n) + ", your configuration"));
+}
+
+TEST_CASE("y += x past 2^31 elements: the index type must not overflow", "[02][correctness][large]") {
+  WB_REQUIRE_GPU("2^31 elements need 16 GiB of device memory and hours of emulation");
+  const std::int64_t n = (std::int64_t(1) << 31) + 4099;
+  std::size_t free_bytes = 0, total = 0;
+  WB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < 2 * n * sizeof(float) + (std::size_t(1) << 30)) SKIP("skipped: the device has too little free memory for 2^31 floats");
+  const auto [label, run] = GENERATE(table<std::string, int>({{"add_inplace_launch, 8 blocks per SM of 256", 0},
+                                                              {"add_inplace, your configuration", 1}}));
+  CAPTURE(label);
+  // The inputs repeat a short random pattern, spread on the device by doubling copies; the host
+  // checks windows around the interesting indices (the start, 2^31, the end).
+  const std::int64_t period = 4099;  // prime: the pattern does not line up with any block
+  const Inputs pattern(period);
+  wb::DeviceBuffer<float> x(n), y(n);
+  for (auto [buf, host] : {std::pair{&x, &pattern.x}, std::pair{&y, &pattern.y0}}) {
+    WB_CUDA_CHECK(cudaMemcpy(buf->data(), host->data(), period * sizeof(float), cudaMemcpyHostToDevice));
+    for (std::int64_t filled = period; filled < n; filled *= 2) {
+      const std::int64_t len = std::min(filled, n - filled);
+      WB_CUDA_CHECK(cudaMemcpy(buf->data() + filled, buf->data(), len * sizeof(float), cudaMemcpyDeviceToDevice));
+    }
+  }
+  const int sms = wb::multiprocessor_count();
+  {
+    wb::Watchdog dog("add_inplace past 2^31 (" + label + ")", std::chrono::seconds(60));
+    if (run == 0) student::add_inplace_launch(x.data(), y.data(), n, 8 * sms, 256);
+    else student::add_inplace(x.data(), y.data(), n);
+    WB_CUDA_CHECK(cudaGetLastError());
+    WB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  const auto guard = y.guard_hits();
+  wb::Comparison c;
+  c.array = "y";
+  c.context = "n = 2^31 + 4099, " + label;
+  if (!guard.empty()) {
+    c.pattern = wb::Pattern::out_of_bounds;
+    c.guard_hits = guard;
+    c.diagnosis = "y[" + std::to_string(guard.front().index) +
+                  "] was written, outside the array: an index overflowed (use std::int64_t, not int)";
+  }
+  const std::int64_t window = 1 << 20;
+  for (std::int64_t start : {std::int64_t(0), (std::int64_t(1) << 31) - window, n - window}) {
+    std::vector<float> got(window);
+    WB_CUDA_CHECK(cudaMemcpy(got.data(), y.data() + start, window * sizeof(float), cudaMemcpyDeviceToHost));
+    for (std::int64_t k = 0; k < window && c.pattern != wb::Pattern::out_of_bounds; ++k) {
+      const std::int64_t i = start + k;
+      const float want = static_cast<float>(pattern.y0[i % period] + pattern.x[i % period]);
+      if (std::fabs(got[k] - want) <= 1e-6 * std::fabs(want)) continue;
+      if (!c.wrong++) {
+        c.first_wrong = i;
+        c.pattern = wb::Pattern::chapter_specific;
+      }
+      if (c.listed.size() < 5) c.listed.push_back({i, want, got[k], false});
+    }
+  }
+  c.n = 3 * window;
+  if (c.pattern == wb::Pattern::chapter_specific)
+    c.diagnosis = "elements near or past 2^31 are wrong (first y[" + std::to_string(c.first_wrong) +
+                  "]): an int index overflows past 2^31 - 1; use std::int64_t for the index and the stride";
+  WB_REQUIRE_MATCH(c);
+}
+
+TEST_CASE("speed of your configuration against the solution and a library add", "[02][timing]") {
+  WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  const std::int64_t n = std::int64_t(1) << 28;
+  const Inputs in(n);
+  wb::DeviceBuffer<float> x(in.x), y(in.y0), copy_dst(n);
+  // Every contender adds into the same y: the values grow, the work does not change.
+  const std::vector<wb::Timing> t = wb::time_interleaved(
+      {{"your add_inplace", [&] { student::add_inplace(x.data(), y.data(), n); }},
+       {"solution (float4)", [&] { solution::add_inplace(x.data(), y.data(), n); }},
+       {"solution, scalar 8 blocks/SM",
+        [&] { solution::add_inplace_launch(x.data(), y.data(), n, 8 * wb::multiprocessor_count(), 256); }},
+       {"thrust::transform add", [&] { wb::anchors::thrust_add_inplace(x.data(), y.data(), n); }},
+       {"device-to-device copy", [&] { wb::anchors::device_copy(x.data(), copy_dst.data(), n); }, 2.0 * sizeof(float) * n}},
+      3.0 * sizeof(float) * n);
+  std::cout << wb::format_timings("y += x, 2^28 floats (12 bytes per element; the copy moves 8)", t,
+                                  "solution (float4)");
+  // Check once more after all the timing runs.
+  y.upload(in.y0);
+  student::add_inplace(x.data(), y.data(), n);
+  WB_CUDA_CHECK(cudaGetLastError());
+  WB_CUDA_CHECK(cudaDeviceSynchronize());
+  wb::CompareOptions opt;
+  opt.array = "y";
+  wb::Comparison again = wb::compare(add_reference(in.x, in.y0), y, opt);
+  again.context = "after timing, n = 2^28";
+  WB_REQUIRE_MATCH(again);
+  const wb::Timing& yours = wb::timing_of(t, "your add_inplace");
+  const wb::Timing& sol = wb::timing_of(t, "solution (float4)");
+  const wb::Timing& lib = wb::timing_of(t, "thrust::transform add");
+  char detail[160];
+  std::snprintf(detail, sizeof detail, "2^28 floats: %.0f GB/s, %.0f%% of peak; the solution runs at %.2fx thrust", yours.gbps,
+                yours.pct_peak, lib.median_ms / sol.median_ms);
+  wb::note_speed({sol.median_ms / yours.median_ms, 0.0, detail});
+}

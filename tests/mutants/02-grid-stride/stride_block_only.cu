@@ -1,0 +1,23 @@
+// Planted bug: the loop steps by blockDim.x only, so the blocks overlap.
+// expect: (was|were) added to more than once .*threads overlap
+#include "grid_stride_add.cuh"
+
+namespace student {
+
+__global__ void add_inplace_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t n) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += blockDim.x) y[i] += x[i];
+}
+
+void add_inplace_launch(const float* x, float* y, std::int64_t n, int blocks, int threads) {
+  add_inplace_kernel<<<blocks, threads>>>(x, y, n);
+}
+
+void add_inplace(const float* x, float* y, std::int64_t n) {
+  if (n <= 0) return;
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const std::int64_t needed = (n + 255) / 256, resident = 8 * std::int64_t(sms);
+  add_inplace_launch(x, y, n, static_cast<int>(needed < resident ? needed : resident), 256);
+}
+
+}  // namespace student
