@@ -421,3 +421,13 @@ TEST_CASE("a NaN expected where a NaN was computed passes", "[compare][tolerance
   CHECK(number.wrong == 1);
   CHECK(number.first_wrong == 1);
 }
+
+TEST_CASE("an infinity expected where the same infinity was computed passes", "[compare][tolerance]") {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  wb::CompareOptions o;
+  o.rel_tol = 1e-6;
+  const wb::Comparison same = wb::compare_values({-inf, 2.0, inf}, {-inf, 2.0, inf}, {false, false, false}, {}, o);
+  CHECK(same.ok());
+  const wb::Comparison flipped = wb::compare_values({-inf, 2.0, inf}, {inf, 2.0, 1e308}, {false, false, false}, {}, o);
+  CHECK(flipped.wrong == 2);
+}
