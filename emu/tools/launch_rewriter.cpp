@@ -87,10 +87,13 @@ std::size_t callee_start(const std::string& s, std::size_t end) {
     std::size_t name_end = i;
     while (i > 0 && is_ident(s[i - 1])) --i;
     if (i == name_end) return i;  // nothing name-like
-    std::size_t mark = i;
-    skip_space_back();
-    if (i >= 2 && s[i - 1] == ':' && s[i - 2] == ':') { i -= 2; continue; }
-    return mark;
+    // A qualifier: `ns::` or `tmpl<T>::` goes on; a leading `::` ends the name. No whitespace is
+    // crossed here, so a word before it (`return`, the end of a comment) is never taken for a scope.
+    if (i >= 2 && s[i - 1] == ':' && s[i - 2] == ':') {
+      i -= 2;
+      if (i > 0 && (is_ident(s[i - 1]) || s[i - 1] == '>')) continue;
+    }
+    return i;
   }
 }
 

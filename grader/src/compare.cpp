@@ -62,6 +62,8 @@ Comparison compare_values(const std::vector<double>& expected, const std::vector
       else if (std::isnan(g)) {
         bad = true;
         if (!nan++) first_nan = i;
+      } else if (std::isinf(e)) {
+        bad = g != e;  // |inf - inf| is NaN and rel_tol * inf is inf: only the same infinity is right
       } else bad = !(std::fabs(g - e) <= o.abs_tol + o.rel_tol * std::fabs(e));
     }
     if (!bad) continue;

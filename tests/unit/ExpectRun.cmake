@@ -1,0 +1,13 @@
+# Runs a test executable and checks both its exit code and its output, which ctest's
+# PASS_REGULAR_EXPRESSION alone cannot (it ignores the exit code).
+#   cmake -DEXE=<exe> [-DARG=<argument>] -DRC=<expected exit code> -DREGEX=<regex> -P ExpectRun.cmake
+# The output is searched with newlines turned into spaces.
+execute_process(COMMAND "${EXE}" ${ARG} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT "${rc}" STREQUAL "${RC}")
+  message(FATAL_ERROR "expected exit code ${RC}, got ${rc}")
+endif()
+string(REGEX REPLACE "\n[ ]*" " " flat "${out}${err}")
+if(NOT flat MATCHES "${REGEX}")
+  message(FATAL_ERROR "the output does not match: ${REGEX}")
+endif()

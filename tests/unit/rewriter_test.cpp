@@ -1,0 +1,191 @@
+// Unit tests of the launch rewriter (wb-emu-rewrite): the tool is run on the fixtures in
+// tests/unit/rewriter/ and its output read; rewriter/fill.cu is also compiled for the CPU backend
+// by the build (as a chapter's kernel is) and run here.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+
+namespace fixture {
+int fill(float* out, int n, int threads);  // rewriter/fill.cu
+}
+
+namespace {
+
+const std::string fixtures = WB_REWRITER_FIXTURES;
+const std::string out_dir = WB_REWRITER_OUT;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string without_spaces(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ') out += c;
+  return out;
+}
+
+struct Run {
+  int exit_code;
+  std::string output;  // the rewritten file ("" when none was written)
+  std::string errors;  // the tool's stderr
+};
+
+// Runs the tool on fixture `name` (a file in rewriter/), or with `args` as given.
+Run rewrite_args(const std::string& args, const std::string& output_path, const std::string& tag) {
+  const std::string err_path = out_dir + "/" + tag + "." + std::to_string(getpid()) + ".stderr";
+  std::remove(output_path.c_str());
+  const std::string cmd = "mkdir -p '" + out_dir + "' && '" WB_REWRITE_TOOL "' " + args + " 2> '" + err_path + "'";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  return Run{WEXITSTATUS(status), read(output_path), read(err_path)};
+}
+
+Run rewrite(const std::string& name) {
+  // Named per process: ctest -j runs the test cases side by side.
+  const std::string out = out_dir + "/" + name + "." + std::to_string(getpid()) + ".cpp";
+  return rewrite_args("'" + fixtures + "/" + name + "' '" + out + "'", out, name);
+}
+
+}  // namespace
+
+TEST_CASE("the output starts with the prelude and a #line 1 naming the input", "[rewriter]") {
+  const Run r = rewrite("fill.cu");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.errors.empty());
+  REQUIRE_THAT(r.output, StartsWith("#include <wb_emu/kernel_prelude.hpp>\n#line 1 \"" + fixtures + "/fill.cu\"\n"));
+}
+
+TEST_CASE("a plain, a templated and a namespace-qualified launch become make_launch calls", "[rewriter]") {
+  const Run r = rewrite("fill.cu");
+  REQUIRE(r.exit_code == 0);
+  const std::string& out = r.output;
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch(scale_kernel<float, 2>, \"scale_kernel<float,2>\", __FILE__, "
+                                    "__LINE__, blocks, threads)(out, n);"));
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch(inner::fill_kernel, \"inner::fill_kernel\", __FILE__, "
+                                    "__LINE__, blocks,\n"));
+  CHECK_THAT(out, ContainsSubstring("  ::wb_emu::make_launch(::fixture::scale_kernel<float, 3>, "
+                                    "\"::fixture::scale_kernel<float,3>\", __FILE__, __LINE__, blocks, threads, 0, "
+                                    "stream)(out, n);"));
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch(through_shared_kernel, \"through_shared_kernel\", __FILE__, "
+                                    "__LINE__, blocks, threads, threads * sizeof(float))(out, n);"));
+  // The comment before the `::`-qualified launch is left whole.
+  CHECK_THAT(out, ContainsSubstring("(out, n);  // doubles: the next launch follows a comment\n"));
+}
+
+TEST_CASE("every line stays where it was, and only launches and extern __shared__ change", "[rewriter]") {
+  const Run r = rewrite("fill.cu");
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> in = lines_of(read(fixtures + "/fill.cu"));
+  const std::vector<std::string> out = lines_of(r.output);
+  REQUIRE(out.size() == in.size() + 2);  // the include and the #line
+  std::set<int> changed;
+  for (std::size_t k = 0; k < in.size(); ++k)
+    if (out[k + 2] != in[k]) changed.insert(int(k) + 1);
+  // 22: extern __shared__; 37-38: the split launch (its args' last line 39 is unchanged);
+  // 41, 42, 43: one-line launches. Lines 33-35 hold launches in comments and a string.
+  CHECK(changed == std::set<int>{22, 37, 38, 41, 42, 43});
+  CHECK(out[33 + 1] == in[33 - 1]);
+  CHECK(out[35 + 1] == in[35 - 1]);
+}
+
+TEST_CASE("`<<<` inside a comment or a string is left alone", "[rewriter]") {
+  const Run r = rewrite("fill.cu");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, ContainsSubstring("  // inner::fill_kernel<<<1, 1>>>(out, 0, 9.0f); a launch in a comment"));
+  CHECK_THAT(r.output, ContainsSubstring("/* scale_kernel<float, 5><<<blocks, threads>>>(out, n); nor one"));
+  CHECK_THAT(r.output, ContainsSubstring("\"scale_kernel<float, 7><<<blocks, threads>>>(out, n)\""));
+  int launches = 0;
+  for (std::size_t at = r.output.find("make_launch("); at != std::string::npos;
+       at = r.output.find("make_launch(", at + 1))
+    ++launches;
+  CHECK(launches == 4);
+}
+
+TEST_CASE("extern __shared__ float s[]; becomes the dynamic_shared call", "[rewriter]") {
+  const Run r = rewrite("fill.cu");
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> out = lines_of(r.output);
+  REQUIRE(out.size() > 24);
+  CHECK(without_spaces(out[22 + 1]) == "auto*conststage=::wb_emu::dynamic_shared<float>();");
+}
+
+TEST_CASE("a malformed launch fails with an error naming file:line, and writes nothing", "[rewriter][errors]") {
+  struct Bad {
+    const char* file;
+    int line;
+    const char* error;
+  };
+  const Bad bad = GENERATE(Bad{"no_arguments.cu", 5, "a kernel launch needs its argument list"},
+                           Bad{"unclosed.cu", 5, "'<<<' without a matching '>>>'"},
+                           Bad{"no_kernel.cu", 4, "'<<<' must follow a kernel name"},
+                           Bad{"sized_shared.cu", 3, "extern __shared__ must declare an unsized array"});
+  CAPTURE(bad.file);
+  const Run r = rewrite(bad.file);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.errors, StartsWith(fixtures + "/" + bad.file + ":" + std::to_string(bad.line) + ": error: " + bad.error));
+  CHECK(r.output.empty());
+}
+
+TEST_CASE("the tool explains its usage and a missing input", "[rewriter][errors]") {
+  const Run usage = rewrite_args("", out_dir + "/none.cpp", "usage");
+  CHECK(usage.exit_code == 2);
+  CHECK_THAT(usage.errors, ContainsSubstring("usage: wb-emu-rewrite <input.cu> <output.cpp>"));
+  const Run missing = rewrite_args("'" + fixtures + "/no_such_file.cu' '" + out_dir + "/none.cpp'",
+                                   out_dir + "/none.cpp", "missing");
+  CHECK(missing.exit_code == 1);
+  CHECK_THAT(missing.errors, ContainsSubstring("cannot read " + fixtures + "/no_such_file.cu"));
+}
+
+TEST_CASE("the rewritten fixture compiles and fills an array, end to end", "[rewriter][e2e]") {
+  const int n = GENERATE(1, 127, 1000, 4099);
+  const int threads = GENERATE(32, 100, 256);
+  CAPTURE(n, threads);
+  float* dev = nullptr;
+  REQUIRE(cudaMalloc(&dev, n * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMemset(dev, 0xFF, n * sizeof(float)) == cudaSuccess);
+  const int line = fixture::fill(dev, n, threads);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
+  CHECK(line == 40);  // __LINE__ after the launch split over three lines: lines kept, #line honoured
+  std::vector<float> host(n);
+  REQUIRE(cudaMemcpy(host.data(), dev, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    float want = 0.5f + float(i);  // as the kernels compute it, step by step in float
+    want *= 2.0f;
+    want *= 3.0f;
+    want = want + 1.0f;
+    if (host[i] != want && wrong++ == 0) {
+      CAPTURE(i, host[i], want);
+      FAIL_CHECK("the first wrong element");
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(cudaFree(dev) == cudaSuccess);
+}
