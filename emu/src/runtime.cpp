@@ -433,15 +433,28 @@ void resolve_block(Worker& w) {
     const ThreadRec& r = w.th[t];
     if (r.st != St::at_warp) continue;
     const unsigned base = t / 32 * 32;
-    std::string why = std::string(op_name(r.kind)) + " at " + where(r.file, r.line) + " in warp " +
-                      std::to_string(t / 32) + " (lane " + std::to_string(t - base) + ", mask " + hex(r.mask) +
-                      ") can never complete:";
+    std::vector<unsigned> waiting, exited, exited_threads;
+    for (unsigned l = 0; l < 32; ++l)
+      if ((r.mask >> l & 1u) && w.th[base + l].st == St::at_warp && w.th[base + l].mask == r.mask) waiting.push_back(l);
+    std::string why = std::string(op_name(r.kind)) + " at " + where(r.file, r.line) + ", warp " +
+                      std::to_string(t / 32) + ", mask " + hex(r.mask) + ": " + thread_list(waiting).replace(0, 6, "lane") +
+                      " wait for lanes that never come:";
     for (unsigned l = 0; l < 32; ++l) {
       if (!(r.mask >> l & 1u)) continue;
       const ThreadRec& o = w.th[base + l];
       if (o.st == St::at_warp && o.mask == r.mask) continue;
+      if (o.st == St::done) {
+        exited.push_back(l);
+        exited_threads.push_back(base + l);
+        continue;
+      }
       why += "\n    lane " + std::to_string(l) + " (thread " + std::to_string(base + l) + ") " + describe_wait(w, base + l);
     }
+    if (!exited.empty())
+      why += "\n    the mask names " + thread_list(exited).replace(0, 6, "lane") + " (" + thread_list(exited_threads) +
+             "), which " + (exited.size() == 1 ? "has" : "have") + " exited";
+    why += "\n  A warp operation's mask must name only lanes that reach it; __activemask() or __ballot_sync() "
+           "before the branch gives the lanes still running.";
     raise_fault(w, why);
     return;
   }
