@@ -247,7 +247,8 @@ struct Worker {
   bool fault = false;
   std::string message;
   // reused across blocks
-  std::vector<Fiber*> fibers;
+  std::vector<Fiber*> fibers;      // all of this worker's fibers
+  std::vector<Fiber*> idle_list;   // those parked with no thread to run
   alignas(64) unsigned char shared[kSharedLimit + 64];
   std::size_t shared_used = 0;
 };
@@ -282,6 +283,7 @@ void fiber_main(void* arg) {
       --w.live;
     }
     self->idle = true;
+    w.idle_list.push_back(self);
     wb_emu_switch(&self->sp, w.sched_sp);
   }
 }
@@ -458,11 +460,22 @@ void resolve_block(Worker& w) {
     raise_fault(w, why);
     return;
   }
-  // all live threads are at barriers
+  // all live threads are at barriers: the common case, one barrier, is checked first
+  const char* file0 = nullptr;
+  int line0 = 0;
+  bool same = true;
+  for (unsigned t = 0; t < w.n && same; ++t) {
+    const ThreadRec& r = w.th[t];
+    if (r.st != St::at_barrier) continue;
+    if (!file0) {
+      file0 = r.file;
+      line0 = r.line;
+    } else {
+      same = r.line == line0 && (r.file == file0 || std::strcmp(r.file, file0) == 0);
+    }
+  }
   std::map<std::pair<std::string, int>, std::vector<unsigned>> sites;
-  for (unsigned t = 0; t < w.n; ++t)
-    if (w.th[t].st == St::at_barrier) sites[{w.th[t].file ? w.th[t].file : "?", w.th[t].line}].push_back(t);
-  if (sites.size() == 1) {
+  if (same) {
     int count = 0;
     for (unsigned t = 0; t < w.n; ++t)
       if (w.th[t].st == St::at_barrier) count += w.th[t].pred != 0;
@@ -474,6 +487,8 @@ void resolve_block(Worker& w) {
       }
     return;
   }
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.th[t].st == St::at_barrier) sites[{w.th[t].file ? w.th[t].file : "?", w.th[t].line}].push_back(t);
   std::string why = "threads of the block wait at different __syncthreads() barriers, so none can go on (a GPU "
                     "would hang or give wrong results):";
   for (const auto& s : sites)
@@ -495,8 +510,11 @@ void resume(Worker& w, Fiber* f) {
 }
 
 Fiber* idle_fiber(Worker& w) {
-  for (Fiber* f : w.fibers)
-    if (f->idle) return f;
+  if (!w.idle_list.empty()) {
+    Fiber* f = w.idle_list.back();
+    w.idle_list.pop_back();
+    return f;
+  }
   w.fibers.push_back(fiber_new());
   return w.fibers.back();
 }
@@ -542,7 +560,10 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   if (w.fault) {
     // Threads left suspended are abandoned: their fibers start afresh for the next block.
     for (Fiber* f : w.fibers)
-      if (!f->idle) fiber_reset(f);
+      if (!f->idle) {
+        fiber_reset(f);
+        w.idle_list.push_back(f);
+      }
     return false;
   }
   return true;
@@ -621,18 +642,20 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
   if (w.current < 0) return value;
   const unsigned t = static_cast<unsigned>(w.current);
   const unsigned base = t / 32 * 32, lane = t - base;
-  const std::string op = std::string(op_name(kind)) + " at " + where(file, line) + " (warp " + std::to_string(t / 32) +
-                         ", lane " + std::to_string(lane) + ", thread " + std::to_string(t) + ")";
+  auto op = [&] {
+    return std::string(op_name(kind)) + " at " + where(file, line) + " (warp " + std::to_string(t / 32) + ", lane " +
+           std::to_string(lane) + ", thread " + std::to_string(t) + ")";
+  };
   if (width < 1 || width > 32 || (width & (width - 1)))
-    fault_here(w, op + ": width " + std::to_string(width) + " is not a power of 2 from 1 to 32");
-  if (!(mask >> lane & 1u)) fault_here(w, op + ": the mask " + hex(mask) + " does not name the calling lane");
+    fault_here(w, op() + ": width " + std::to_string(width) + " is not a power of 2 from 1 to 32");
+  if (!(mask >> lane & 1u)) fault_here(w, op() + ": the mask " + hex(mask) + " does not name the calling lane");
   for (unsigned l = 0; l < 32; ++l) {
     if (!(mask >> l & 1u)) continue;
     if (base + l >= w.n)
-      fault_here(w, op + ": the mask " + hex(mask) + " names lane " + std::to_string(l) +
+      fault_here(w, op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) +
                         ", which does not exist (the block has " + std::to_string(w.n) + " threads)");
     if (w.th[base + l].st == St::done)
-      fault_here(w, op + ": the mask " + hex(mask) + " names lane " + std::to_string(l) + " (thread " +
+      fault_here(w, op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) + " (thread " +
                         std::to_string(base + l) + "), which has exited");
   }
   ThreadRec& r = w.th[t];
