@@ -48,6 +48,13 @@ function(_wb_kernel_object target backend chapter_dir source)
   endif()
 endfunction()
 
+# wb_add_emu_test_kernel(<target> <file.cu>): a .cu file rewritten and compiled for the CPU
+# backend exactly as a chapter's kernels are, as an object library (for the backend's own tests).
+function(wb_add_emu_test_kernel target source)
+  get_filename_component(dir "${source}" DIRECTORY)
+  _wb_kernel_object(${target} cpu "${dir}" "${source}")
+endfunction()
+
 # A grader executable: the chapter's grade.cpp objects, the solution, and one `student` object.
 function(_wb_grader_exe exe backend id title student_target student_label)
   add_executable(${exe} ${ARGN} "${WB_GRADER_MAIN}")

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace wb_emu {
@@ -51,9 +53,7 @@ bool in_allocation(const void* p, std::size_t bytes) {
   return a >= it->first && a + bytes <= it->first + it->second;
 }
 
-// ---- the executor ----
-thread_local unsigned char* tls_dynamic_shared = nullptr;
-
+// ---- the executor: a pool of worker threads that run blocks ----
 class Pool {
  public:
   explicit Pool(int n) {
@@ -113,29 +113,460 @@ Pool& pool() {
   return p;
 }
 
-// Runs all threads of blocks [first, last) of the launch on the calling thread.
+// ---- fibers: a hand-written context switch (x86-64 System V), stacks with a guard page ----
+}  // namespace
+}  // namespace wb_emu
+
+extern "C" void wb_emu_switch(void** save_sp, void* load_sp);
+extern "C" void wb_emu_fiber_start();
+#if defined(__x86_64__)
+// Saves the callee-saved registers and the FP control words on the current stack, stores the
+// stack pointer in *save_sp, and resumes the context whose stack pointer is load_sp.
+asm(R"(
+  .text
+  .globl wb_emu_switch
+  .hidden wb_emu_switch
+  .type wb_emu_switch,@function
+wb_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size wb_emu_switch,.-wb_emu_switch
+
+  .globl wb_emu_fiber_start
+  .hidden wb_emu_fiber_start
+  .type wb_emu_fiber_start,@function
+wb_emu_fiber_start:
+  movq %r12, %rdi
+  andq $-16, %rsp
+  callq *%r13
+  ud2
+  .size wb_emu_fiber_start,.-wb_emu_fiber_start
+)");
+#else
+#error "the CPU backend's fibers need an x86-64 context switch (port wb_emu_switch to this architecture)"
+#endif
+
+namespace wb_emu {
+namespace {
+
+constexpr std::size_t kStackBytes = 256 * 1024;
+
+struct Fiber {
+  void* sp = nullptr;
+  unsigned char* mapping = nullptr;
+  std::size_t mapped = 0;
+  bool idle = true;
+};
+
+void fiber_main(void* self);
+
+// (Re)starts `f` at fiber_main(f), discarding whatever it was running.
+void fiber_reset(Fiber* f) {
+  auto top = reinterpret_cast<std::uintptr_t>(f->mapping + f->mapped) & ~std::uintptr_t(15);
+  void** sp = reinterpret_cast<void**>(top);
+  *--sp = nullptr;                                          // alignment slot
+  *--sp = reinterpret_cast<void*>(&wb_emu_fiber_start);     // return address of the first switch
+  *--sp = nullptr;                                          // rbp
+  *--sp = nullptr;                                          // rbx
+  *--sp = f;                                                // r12: the argument
+  *--sp = reinterpret_cast<void*>(&fiber_main);             // r13: the entry point
+  *--sp = nullptr;                                          // r14
+  *--sp = nullptr;                                          // r15
+  *--sp = reinterpret_cast<void*>(std::uintptr_t(0x1F80) | (std::uintptr_t(0x037F) << 32));  // mxcsr, x87 cw
+  f->sp = sp;
+  f->idle = true;
+}
+
+Fiber* fiber_new() {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+  auto* f = new Fiber;
+  f->mapped = kStackBytes + page;
+  void* m = mmap(nullptr, f->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    std::fprintf(stderr, "wb_emu: cannot map a fiber stack\n");
+    std::abort();
+  }
+  mprotect(m, page, PROT_NONE);  // guard page: a kernel that overflows its stack faults here
+  f->mapping = static_cast<unsigned char*>(m);
+  fiber_reset(f);
+  return f;
+}
+
+// ---- per-block state ----
+enum class St : std::uint8_t { unstarted, running, ready, at_barrier, at_warp, done };
+
+struct ThreadRec {
+  St st = St::unstarted;
+  Fiber* fiber = nullptr;
+  const char* file = nullptr;  // where it waits
+  int line = 0;
+  detail::WarpKind kind{};
+  unsigned mask = 0;
+  int arg = 0, width = 32, pred = 0;
+  std::uint64_t value = 0, result = 0;
+};
+
 struct Grid {
   dim3 grid, block;
   std::size_t shared_bytes;
   void (*body)(void*);
   void* ctx;
+  const LaunchSite* site;
 };
 
-void run_block(const Grid& g, std::uint64_t linear, std::vector<unsigned char>& shared) {
+constexpr std::size_t kSharedLimit = 48 * 1024;
+
+struct Worker {
+  // the block being run
+  const Grid* g = nullptr;
+  std::uint64_t block_linear = 0;
+  unsigned n = 0, next = 0, live = 0;
+  int current = -1;
+  std::vector<ThreadRec> th;
+  std::deque<unsigned> ready;
+  void* sched_sp = nullptr;
+  bool fault = false;
+  std::string message;
+  // reused across blocks
+  std::vector<Fiber*> fibers;      // all of this worker's fibers
+  std::vector<Fiber*> idle_list;   // those parked with no thread to run
+  alignas(64) unsigned char shared[kSharedLimit + 64];
+  std::size_t shared_used = 0;
+};
+
+thread_local Worker* tls_worker = nullptr;
+
+Worker& worker() {
+  if (!tls_worker) tls_worker = new Worker;  // one per OS thread, kept for the process
+  return *tls_worker;
+}
+
+void set_thread_index(const Worker& w, unsigned t) {
+  const unsigned bx = w.g->block.x, by = w.g->block.y;
+  threadIdx = uint3{t % bx, (t / bx) % by, t / (bx * by)};
+}
+
+// The body of every fiber: starts the block's threads one after another until none is left,
+// then parks until the scheduler hands it the next block.
+void fiber_main(void* arg) {
+  auto* self = static_cast<Fiber*>(arg);
+  for (;;) {
+    Worker& w = *tls_worker;
+    while (w.next < w.n) {
+      const unsigned t = w.next++;
+      ThreadRec& r = w.th[t];
+      r.st = St::running;
+      r.fiber = self;
+      w.current = static_cast<int>(t);
+      set_thread_index(w, t);
+      w.g->body(w.g->ctx);
+      w.th[t].st = St::done;
+      --w.live;
+    }
+    self->idle = true;
+    w.idle_list.push_back(self);
+    wb_emu_switch(&self->sp, w.sched_sp);
+  }
+}
+
+// Suspends the running thread (its state says why) and returns when the scheduler resumes it.
+void suspend(Worker& w) {
+  Fiber* self = w.th[static_cast<std::size_t>(w.current)].fiber;
+  wb_emu_switch(&self->sp, w.sched_sp);
+}
+
+std::string where(const char* file, int line) { return std::string(file ? file : "?") + ":" + std::to_string(line); }
+
+std::string thread_list(const std::vector<unsigned>& ids) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < ids.size()) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return (ids.size() == 1 ? "thread " : "threads ") + out;
+}
+
+const char* op_name(detail::WarpKind k) {
+  switch (k) {
+    case detail::WarpKind::syncwarp: return "__syncwarp";
+    case detail::WarpKind::shfl: return "__shfl_sync";
+    case detail::WarpKind::shfl_up: return "__shfl_up_sync";
+    case detail::WarpKind::shfl_down: return "__shfl_down_sync";
+    case detail::WarpKind::shfl_xor: return "__shfl_xor_sync";
+    case detail::WarpKind::ballot: return "__ballot_sync";
+    case detail::WarpKind::any: return "__any_sync";
+    case detail::WarpKind::all: return "__all_sync";
+    case detail::WarpKind::reduce_add: return "__reduce_add_sync";
+    case detail::WarpKind::reduce_min: return "__reduce_min_sync";
+    case detail::WarpKind::reduce_max: return "__reduce_max_sync";
+  }
+  return "warp operation";
+}
+
+std::string hex(unsigned v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", v);
+  return b;
+}
+
+// Records a fault of the running block; the scheduler stops the block.
+void raise_fault(Worker& w, const std::string& what) {
+  if (!w.fault) {
+    w.fault = true;
+    w.message = what;
+  }
+}
+
+// Called on a kernel thread: records the fault and never returns to the kernel.
+[[noreturn]] void fault_here(Worker& w, const std::string& what) {
+  raise_fault(w, what);
+  suspend(w);
+  std::abort();  // a faulted block is never resumed
+}
+
+std::string describe_wait(const Worker& w, unsigned tid) {
+  const ThreadRec& r = w.th[tid];
+  switch (r.st) {
+    case St::done: return "has exited";
+    case St::at_barrier: return "waits at __syncthreads() at " + where(r.file, r.line);
+    case St::at_warp:
+      return "waits at " + std::string(op_name(r.kind)) + " at " + where(r.file, r.line) + " with mask " + hex(r.mask);
+    default: return "is running";
+  }
+}
+
+// All lanes named by the mask of thread t have arrived: compute everyone's result, wake them.
+void complete_warp_op(Worker& w, unsigned t) {
+  const unsigned base = t / 32 * 32;
+  const ThreadRec& me = w.th[t];
+  const unsigned mask = me.mask;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!(mask >> l & 1u)) continue;
+    ThreadRec& r = w.th[base + l];
+    if (r.kind != me.kind) {
+      raise_fault(w, "lanes of warp " + std::to_string(t / 32) + " meet at different warp operations with mask " +
+                         hex(mask) + ": " + op_name(me.kind) + " at " + where(me.file, me.line) + " (lane " +
+                         std::to_string(t - base) + ") and " + op_name(r.kind) + " at " + where(r.file, r.line) +
+                         " (lane " + std::to_string(l) + ")");
+      return;
+    }
+  }
+  unsigned votes = 0;
+  std::uint64_t sum = 0, mn = ~std::uint64_t(0), mx = 0;
+  for (unsigned l = 0; l < 32; ++l)
+    if (mask >> l & 1u) {
+      const std::uint64_t v = w.th[base + l].value;
+      if (v) votes |= 1u << l;
+      sum += v;
+      mn = v < mn ? v : mn;
+      mx = v > mx ? v : mx;
+    }
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!(mask >> l & 1u)) continue;
+    ThreadRec& r = w.th[base + l];
+    const unsigned width = static_cast<unsigned>(r.width);
+    const unsigned seg = l & ~(width - 1);  // first lane of this lane's segment
+    long src = l;
+    switch (r.kind) {
+      case detail::WarpKind::shfl: src = seg + (static_cast<unsigned>(r.arg) & (width - 1)); break;
+      case detail::WarpKind::shfl_up:
+        src = (l - seg) >= static_cast<unsigned>(r.arg) ? long(l) - r.arg : long(l);
+        break;
+      case detail::WarpKind::shfl_down:
+        src = (l - seg) + static_cast<unsigned>(r.arg) < width ? long(l) + r.arg : long(l);
+        break;
+      case detail::WarpKind::shfl_xor: {
+        const unsigned x = l ^ static_cast<unsigned>(r.arg);
+        src = x < seg + width ? long(x) : long(l);
+        break;
+      }
+      default: break;
+    }
+    switch (r.kind) {
+      case detail::WarpKind::shfl:
+      case detail::WarpKind::shfl_up:
+      case detail::WarpKind::shfl_down:
+      case detail::WarpKind::shfl_xor:
+        // a source lane outside the mask takes no part: the lane keeps its own value
+        r.result = (src >= 0 && src < 32 && (mask >> src & 1u)) ? w.th[base + unsigned(src)].value : r.value;
+        break;
+      case detail::WarpKind::ballot: r.result = votes; break;
+      case detail::WarpKind::any: r.result = votes != 0; break;
+      case detail::WarpKind::all: r.result = votes == mask; break;
+      case detail::WarpKind::reduce_add: r.result = static_cast<std::uint32_t>(sum); break;
+      case detail::WarpKind::reduce_min: r.result = mn; break;
+      case detail::WarpKind::reduce_max: r.result = mx; break;
+      case detail::WarpKind::syncwarp: r.result = 0; break;
+    }
+    if (base + l != t) {
+      r.st = St::ready;
+      w.ready.push_back(base + l);
+    }
+  }
+}
+
+// Every live thread waits: release the barrier, or report why the block can never go on.
+void resolve_block(Worker& w) {
+  for (unsigned t = 0; t < w.n; ++t) {
+    const ThreadRec& r = w.th[t];
+    if (r.st != St::at_warp) continue;
+    const unsigned base = t / 32 * 32;
+    std::vector<unsigned> waiting, exited, exited_threads;
+    for (unsigned l = 0; l < 32; ++l)
+      if ((r.mask >> l & 1u) && w.th[base + l].st == St::at_warp && w.th[base + l].mask == r.mask) waiting.push_back(l);
+    std::string why = std::string(op_name(r.kind)) + " at " + where(r.file, r.line) + ", warp " +
+                      std::to_string(t / 32) + ", mask " + hex(r.mask) + ": " + thread_list(waiting).replace(0, 6, "lane") +
+                      " wait for lanes that never come:";
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(r.mask >> l & 1u)) continue;
+      const ThreadRec& o = w.th[base + l];
+      if (o.st == St::at_warp && o.mask == r.mask) continue;
+      if (o.st == St::done) {
+        exited.push_back(l);
+        exited_threads.push_back(base + l);
+        continue;
+      }
+      why += "\n    lane " + std::to_string(l) + " (thread " + std::to_string(base + l) + ") " + describe_wait(w, base + l);
+    }
+    if (!exited.empty())
+      why += "\n    the mask names " + thread_list(exited).replace(0, 6, "lane") + " (" + thread_list(exited_threads) +
+             "), which " + (exited.size() == 1 ? "has" : "have") + " exited";
+    why += "\n  A warp operation's mask must name only lanes that reach it; __activemask() or __ballot_sync() "
+           "before the branch gives the lanes still running.";
+    raise_fault(w, why);
+    return;
+  }
+  // all live threads are at barriers: the common case, one barrier, is checked first
+  const char* file0 = nullptr;
+  int line0 = 0;
+  bool same = true;
+  for (unsigned t = 0; t < w.n && same; ++t) {
+    const ThreadRec& r = w.th[t];
+    if (r.st != St::at_barrier) continue;
+    if (!file0) {
+      file0 = r.file;
+      line0 = r.line;
+    } else {
+      same = r.line == line0 && (r.file == file0 || std::strcmp(r.file, file0) == 0);
+    }
+  }
+  std::map<std::pair<std::string, int>, std::vector<unsigned>> sites;
+  if (same) {
+    int count = 0;
+    for (unsigned t = 0; t < w.n; ++t)
+      if (w.th[t].st == St::at_barrier) count += w.th[t].pred != 0;
+    for (unsigned t = 0; t < w.n; ++t)
+      if (w.th[t].st == St::at_barrier) {
+        w.th[t].st = St::ready;
+        w.th[t].result = static_cast<std::uint64_t>(count);
+        w.ready.push_back(t);
+      }
+    return;
+  }
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.th[t].st == St::at_barrier) sites[{w.th[t].file ? w.th[t].file : "?", w.th[t].line}].push_back(t);
+  std::string why = "threads of the block wait at different __syncthreads() barriers, so none can go on (a GPU "
+                    "would hang or give wrong results):";
+  for (const auto& s : sites)
+    why += "\n    " + s.first.first + ":" + std::to_string(s.first.second) + ": " + thread_list(s.second);
+  std::vector<unsigned> exited;
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.th[t].st == St::done) exited.push_back(t);
+  if (!exited.empty()) why += "\n    (exited, counted as arrived: " + thread_list(exited) + ")";
+  why += "\n  Every thread of a block that has not exited must reach the same __syncthreads(); a barrier inside "
+         "a branch that only part of the block takes is the usual cause.";
+  if (w.g->block.y > 1 || w.g->block.z > 1)
+    why += "\n  (thread numbers are linear: threadIdx.x + threadIdx.y*blockDim.x + threadIdx.z*blockDim.x*blockDim.y)";
+  raise_fault(w, why);
+}
+
+void resume(Worker& w, Fiber* f) {
+  f->idle = false;
+  wb_emu_switch(&w.sched_sp, f->sp);
+}
+
+Fiber* idle_fiber(Worker& w) {
+  if (!w.idle_list.empty()) {
+    Fiber* f = w.idle_list.back();
+    w.idle_list.pop_back();
+    return f;
+  }
+  w.fibers.push_back(fiber_new());
+  return w.fibers.back();
+}
+
+// Runs all threads of block `linear` on the calling thread; returns false (message in the
+// worker) when the block faulted.
+bool run_block(const Grid& g, std::uint64_t linear) {
+  Worker& w = worker();
   const std::uint64_t gx = g.grid.x, gy = g.grid.y;
   blockIdx = uint3{static_cast<unsigned>(linear % gx), static_cast<unsigned>((linear / gx) % gy),
                    static_cast<unsigned>(linear / (gx * gy))};
-  if (g.shared_bytes) {
-    // Fresh for every block, and not zero: a read before any write shows up as garbage.
-    std::fill(shared.begin(), shared.end(), static_cast<unsigned char>(0xA5));
-    tls_dynamic_shared = shared.data();
+  w.g = &g;
+  w.block_linear = linear;
+  w.n = g.block.x * g.block.y * g.block.z;
+  w.next = 0;
+  w.live = w.n;
+  w.current = -1;
+  w.fault = false;
+  w.th.assign(w.n, ThreadRec{});
+  w.ready.clear();
+  ++detail::block_generation;
+  // Fresh for every block, and not zero: a read before any write shows up as garbage.
+  w.shared_used = (g.shared_bytes + 15) / 16 * 16;
+  if (g.shared_bytes) std::memset(w.shared, 0xA5, g.shared_bytes);
+  for (;;) {
+    if (w.fault) break;
+    if (!w.ready.empty()) {
+      const unsigned t = w.ready.front();
+      w.ready.pop_front();
+      w.th[t].st = St::running;
+      w.current = static_cast<int>(t);
+      set_thread_index(w, t);
+      resume(w, w.th[t].fiber);
+      continue;
+    }
+    if (w.next < w.n) {
+      resume(w, idle_fiber(w));
+      continue;
+    }
+    if (w.live == 0) break;
+    resolve_block(w);
   }
-  for (unsigned z = 0; z < g.block.z; ++z)
-    for (unsigned y = 0; y < g.block.y; ++y)
-      for (unsigned x = 0; x < g.block.x; ++x) {
-        threadIdx = uint3{x, y, z};
-        g.body(g.ctx);
+  if (w.fault) {
+    // Threads left suspended are abandoned: their fibers start afresh for the next block.
+    for (Fiber* f : w.fibers)
+      if (!f->idle) {
+        fiber_reset(f);
+        w.idle_list.push_back(f);
       }
+    return false;
+  }
+  return true;
 }
 
 const char* config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
@@ -163,7 +594,96 @@ int worker_count() {
   return n;
 }
 
-void* dynamic_shared_base() { return tls_dynamic_shared; }
+void* dynamic_shared_base() {
+  Worker* w = tls_worker;
+  return w && w->g && w->g->shared_bytes ? w->shared : nullptr;
+}
+
+namespace detail {
+
+void* shared_alloc(std::size_t bytes, std::size_t align, const char* what) {
+  Worker& w = worker();
+  const std::size_t at = (w.shared_used + align - 1) / align * align;
+  if (align > 64 || at + bytes > kSharedLimit)
+    fault_here(w, std::string(what) + " storage of this block needs more than " + std::to_string(kSharedLimit / 1024) +
+                      " KiB of shared memory (dynamic " + std::to_string(w.g->shared_bytes) + " bytes + static " +
+                      std::to_string(at + bytes - (w.g->shared_bytes + 15) / 16 * 16) + " bytes)");
+  std::memset(w.shared + at, 0xA5, bytes);
+  w.shared_used = at + bytes;
+  return w.shared + at;
+}
+
+int barrier(const char* file, int line, int pred) {
+  Worker& w = worker();
+  if (w.current < 0) return pred != 0;  // not inside a kernel
+  ThreadRec& r = w.th[static_cast<std::size_t>(w.current)];
+  if (w.live == 1 && w.next >= w.n) return pred != 0;  // the only live thread: nothing to wait for
+  r.st = St::at_barrier;
+  r.file = file;
+  r.line = line;
+  r.pred = pred;
+  suspend(w);
+  return static_cast<int>(w.th[static_cast<std::size_t>(w.current)].result);
+}
+
+unsigned active_mask() {
+  Worker& w = worker();
+  if (w.current < 0) return 1u;
+  const unsigned base = static_cast<unsigned>(w.current) / 32 * 32;
+  unsigned m = 0;
+  for (unsigned l = 0; l < 32 && base + l < w.n; ++l)
+    if (w.th[base + l].st != St::done) m |= 1u << l;
+  return m;
+}
+
+std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* file,
+                      int line) {
+  Worker& w = worker();
+  if (w.current < 0) return value;
+  const unsigned t = static_cast<unsigned>(w.current);
+  const unsigned base = t / 32 * 32, lane = t - base;
+  auto op = [&] {
+    return std::string(op_name(kind)) + " at " + where(file, line) + " (warp " + std::to_string(t / 32) + ", lane " +
+           std::to_string(lane) + ", thread " + std::to_string(t) + ")";
+  };
+  if (width < 1 || width > 32 || (width & (width - 1)))
+    fault_here(w, op() + ": width " + std::to_string(width) + " is not a power of 2 from 1 to 32");
+  if (!(mask >> lane & 1u)) fault_here(w, op() + ": the mask " + hex(mask) + " does not name the calling lane");
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!(mask >> l & 1u)) continue;
+    if (base + l >= w.n)
+      fault_here(w, op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) +
+                        ", which does not exist (the block has " + std::to_string(w.n) + " threads)");
+    if (w.th[base + l].st == St::done)
+      fault_here(w, op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) + " (thread " +
+                        std::to_string(base + l) + "), which has exited");
+  }
+  ThreadRec& r = w.th[t];
+  r.st = St::at_warp;
+  r.kind = kind;
+  r.mask = mask;
+  r.value = value;
+  r.arg = arg;
+  r.width = width;
+  r.file = file;
+  r.line = line;
+  bool all_here = true;
+  for (unsigned l = 0; l < 32 && all_here; ++l)
+    if (mask >> l & 1u) {
+      const ThreadRec& o = w.th[base + l];
+      all_here = o.st == St::at_warp && o.mask == mask;
+    }
+  if (all_here) {
+    complete_warp_op(w, t);
+    if (w.fault) fault_here(w, w.message);
+    r.st = St::running;
+    return r.result;
+  }
+  suspend(w);
+  return w.th[t].result;
+}
+
+}  // namespace detail
 
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
@@ -178,14 +698,29 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
     record(cudaErrorInvalidConfiguration);
     return;
   }
-  const Grid g{grid, block, shared_bytes, body, ctx};
+  const Grid g{grid, block, shared_bytes, body, ctx, &site};
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
-  auto work = [&g, blocks](std::atomic<std::uint64_t>* next) {
-    std::vector<unsigned char> shared(g.shared_bytes);
+  std::atomic<bool> failed{false};
+  auto work = [&g, &failed, blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
-    for (std::uint64_t b; (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) run_block(g, b, shared);
-    tls_dynamic_shared = nullptr;
+    for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
+                          (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+      if (run_block(g, b)) continue;
+      if (failed.exchange(true)) break;  // report only the first fault of a launch
+      Worker& w = worker();
+      std::fprintf(stderr,
+                   "%s:%d: error: kernel fault in %s, launched here with grid (%u,%u,%u) and block (%u,%u,%u); "
+                   "in block (%u,%u,%u):\n  %s\n",
+                   g.site->file, g.site->line, g.site->kernel, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
+                   g.block.z, blockIdx.x, blockIdx.y, blockIdx.z, w.message.c_str());
+      std::fflush(stderr);
+      std::lock_guard<std::mutex> lock(error_mutex);
+      sticky_error = last_error = cudaErrorLaunchFailure;
+    }
+    Worker& w = worker();
+    w.g = nullptr;
+    w.current = -1;
   };
   std::atomic<std::uint64_t> next{0};
   if (blocks == 1 || worker_count() == 1) {

@@ -7,6 +7,9 @@
 //     -> ::wb_emu::make_launch(kernel, "kernel", __FILE__, __LINE__, grid, block[, shmem[, stream]])(args)
 //   extern __shared__ T name[];
 //     -> T* const name = ::wb_emu::dynamic_shared<T>();
+//   __shared__ T name[dims];   (also a scalar `__shared__ T name;`, with `volatile` kept)
+//     -> auto& name = ::wb_emu::static_shared<T [dims]>([]{});
+//        (per-block storage; the lambda's unique type keys the declaration)
 // Newlines inside a rewritten span are kept, and the output starts with a `#line 1 "<input>"`
 // after the prelude include, so compiler errors and __LINE__ point at the learner's file.
 // Comments, string and character literals are skipped, so `<<<` inside them is left alone.
@@ -210,6 +213,65 @@ bool try_rewrite_extern_shared(const Source& src, std::size_t p, std::string& ou
   return true;
 }
 
+
+// `[static|volatile ...] __shared__ <type> <name>[dims];` with `__shared__` at position p.
+// `stmt_begin` is where the qualifiers before `__shared__` start (out of `copied` so far).
+bool try_rewrite_static_shared(const Source& src, std::size_t p, std::size_t copied, std::string& out,
+                               std::size_t& begin, std::size_t& consumed_to) {
+  const std::string& s = src.text;
+  if (s.compare(p, 10, "__shared__") != 0 || (p > 0 && is_ident(s[p - 1])) ||
+      (p + 10 < s.size() && is_ident(s[p + 10])))
+    return false;
+  // qualifiers written before __shared__
+  std::string prefix;
+  begin = p;
+  for (;;) {
+    std::size_t i = begin;
+    while (i > copied && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i;
+    std::size_t e = i;
+    while (i > copied && is_ident(s[i - 1])) --i;
+    std::string word = s.substr(i, e - i);
+    if (word == "static") { begin = i; continue; }
+    if (word == "volatile") { begin = i; prefix += "volatile "; continue; }
+    break;
+  }
+  std::size_t semi = s.find(';', p);
+  if (semi == std::string::npos) fail(src, p, "__shared__ declaration without ';'");
+  std::string decl = s.substr(p + 10, semi - p - 10);
+  if (decl.find('=') != std::string::npos) fail(src, p, "a __shared__ variable cannot have an initializer");
+  if (decl.find('(') != std::string::npos && decl.find("alignas") == std::string::npos &&
+      decl.find("__align__") == std::string::npos)
+    return false;  // not a plain declaration: leave it (and __shared__ expands to nothing)
+  int depth = 0;
+  for (char c : decl) {
+    if (c == '<' || c == '[' || c == '(') ++depth;
+    else if (c == '>' || c == ']' || c == ')') --depth;
+    else if (c == ',' && depth == 0) fail(src, p, "declare one __shared__ variable per declaration");
+  }
+  // drop alignas(...) / __align__(...): the arena aligns to the type (at least 16 bytes)
+  for (const char* kw : {"alignas", "__align__"}) {
+    std::size_t al;
+    while ((al = decl.find(kw)) != std::string::npos) {
+      std::size_t close = decl.find(')', al);
+      decl.erase(al, close == std::string::npos ? std::string::npos : close - al + 1);
+    }
+  }
+  std::size_t lb = decl.find('[');
+  std::string dims = lb == std::string::npos ? "" : decl.substr(lb);
+  std::size_t name_end = lb == std::string::npos ? decl.size() : lb;
+  while (name_end > 0 && std::isspace(static_cast<unsigned char>(decl[name_end - 1]))) --name_end;
+  std::size_t name_begin = name_end;
+  while (name_begin > 0 && is_ident(decl[name_begin - 1])) --name_begin;
+  std::string name = decl.substr(name_begin, name_end - name_begin);
+  std::string type = decl.substr(0, name_begin);
+  if (name.empty() || squeeze(type).empty()) fail(src, p, "cannot read this __shared__ declaration: write `__shared__ T name[N];`");
+  std::string squeezed_dims;
+  for (char c : dims) if (c != '\n') squeezed_dims += c;
+  out = "auto& " + name + " = ::wb_emu::static_shared<" + prefix + type + " " + squeezed_dims + ">([]{})" +
+        newlines_in(s.substr(begin, semi - begin));
+  consumed_to = semi;  // keep the ';'
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,6 +308,13 @@ int main(int argc, char** argv) {
     std::size_t next = 0;
     if (s[i] == 'e' && try_rewrite_extern_shared(src, i, rep, next)) {
       out.append(s, copied, i - copied);
+      out += rep;
+      copied = i = next;
+      continue;
+    }
+    std::size_t begin = 0;
+    if (s[i] == '_' && try_rewrite_static_shared(src, i, copied, rep, begin, next)) {
+      out.append(s, copied, begin - copied);
       out += rep;
       copied = i = next;
       continue;

@@ -1,15 +1,36 @@
 /// \file
 /// \brief The CPU backend's CUDA runtime: the subset of the CUDA runtime API, the built-in
-/// variables and the launch machinery the chapters use, executed on the host.
+/// variables, the device functions and the launch machinery the chapters use, executed on the host.
 ///
 /// Kernels are ordinary C++ functions here. The launch rewriter turns
 /// `kernel<<<grid, block, shmem, stream>>>(args)` into `wb_emu::make_launch(...)(args)`,
 /// which runs every thread of every block: blocks are spread over worker threads, and the
-/// threads of one block run one after another on that worker (plain calls), with
-/// `threadIdx` & co. set for each. Launches complete before they return; errors follow CUDA's
-/// rules (configuration errors from cudaGetLastError, faults sticky until the process ends).
+/// threads of one block run on that worker, with `threadIdx` & co. set for each.
+///
+/// How a block runs: its threads start one after another as plain calls, all on one fiber
+/// stack (mmap'd, with a PROT_NONE guard page, pooled per worker and reused across blocks).
+/// A thread that reaches `__syncthreads()` or a warp operation is suspended on its fiber and
+/// the next thread starts on a fresh one, so a kernel without barriers costs one fiber switch
+/// per block. `__syncthreads()` releases when every thread of the block has either arrived at
+/// that barrier or exited (as on hardware and compute-sanitizer's synccheck, so
+/// `if (i >= n) return; ... __syncthreads();` works); warp operations (`__shfl*_sync`,
+/// `__ballot_sync`, `__any_sync`, `__all_sync`, `__syncwarp`) rendezvous the lanes their mask
+/// names, warp size 32. Threads waiting at different barriers, a barrier some live thread
+/// never reaches, or a mask naming a lane that has exited (or does not exist) is a kernel
+/// fault: the diagnostic (kernel, launch site, block, each barrier's source line and which
+/// threads are where) goes to stderr, the launch stops, and cudaErrorLaunchFailure is sticky,
+/// as a GPU fault would be. Nothing hangs.
+///
+/// Shared memory: the rewriter turns `__shared__ T name[dims];` into a reference into a
+/// per-block arena and `extern __shared__ T name[];` into the launch's dynamic region; both
+/// are fresh for each block and filled with 0xA5 bytes, so a read before a write shows.
+/// Atomics (`atomicAdd` & co.) are real host atomics, correct across worker threads.
+///
+/// Launches complete before they return; errors follow CUDA's rules (configuration errors
+/// from cudaGetLastError, faults sticky until cudaDeviceReset).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -247,3 +268,191 @@ Launch<Kernel> make_launch(Kernel* kernel, const char* name, const char* file, i
 int worker_count();
 
 }  // namespace wb_emu
+
+// ---- shared memory, barriers, warp operations (emu/src/runtime.cpp) ----
+namespace wb_emu {
+namespace detail {
+/// Counts blocks started on this worker: static shared storage is re-carved when it changes.
+inline thread_local std::uint64_t block_generation = 0;
+/// `bytes` of the running block's shared arena, aligned to `align`, filled with 0xA5.
+void* shared_alloc(std::size_t bytes, std::size_t align, const char* what);
+
+enum class WarpKind : int { syncwarp, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max };
+/// One lane's part in a warp operation: waits until every lane `mask` names has arrived,
+/// then returns this lane's result (the raw bits of the shuffled value, or the vote).
+std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* file, int line);
+unsigned active_mask();
+/// Waits at the block barrier at file:line; returns how many arriving threads passed a nonzero `pred`.
+int barrier(const char* file, int line, int pred);
+
+template <class T>
+std::uint64_t to_bits(T v) {
+  static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8, "warp shuffles move values of at most 8 bytes");
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof v);
+  return b;
+}
+template <class T>
+T from_bits(std::uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+}  // namespace detail
+
+/// The storage of one `__shared__` declaration (the rewriter passes a lambda: its type is
+/// the declaration's key) for the running block: fresh and poisoned in every block.
+template <class A, class Key>
+A& static_shared(Key) {
+  thread_local std::uint64_t generation = 0;
+  thread_local void* storage = nullptr;
+  if (generation != detail::block_generation || storage == nullptr) {
+    storage = detail::shared_alloc(sizeof(A), alignof(A) < 16 ? 16 : alignof(A), "__shared__");
+    generation = detail::block_generation;
+  }
+  return *static_cast<A*>(storage);
+}
+}  // namespace wb_emu
+
+/// Waits until every thread of the block has reached this barrier or exited.
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  ::wb_emu::detail::barrier(file, line, 0);
+}
+inline int __syncthreads_count(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return ::wb_emu::detail::barrier(file, line, pred);
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  ::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::syncwarp, mask, 0, 0, 32, file, line);
+}
+inline unsigned __activemask() { return ::wb_emu::detail::active_mask(); }
+
+#define WB_EMU_SHFL(name, kind, argtype)                                                                      \
+  template <class T>                                                                                          \
+  T name(unsigned mask, T var, argtype arg, int width = 32, const char* file = __builtin_FILE(),               \
+         int line = __builtin_LINE()) {                                                                       \
+    return ::wb_emu::detail::from_bits<T>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::kind, mask,   \
+                                                                     ::wb_emu::detail::to_bits(var),          \
+                                                                     static_cast<int>(arg), width, file, line)); \
+  }
+WB_EMU_SHFL(__shfl_sync, shfl, int)
+WB_EMU_SHFL(__shfl_up_sync, shfl_up, unsigned)
+WB_EMU_SHFL(__shfl_down_sync, shfl_down, unsigned)
+WB_EMU_SHFL(__shfl_xor_sync, shfl_xor, int)
+#undef WB_EMU_SHFL
+
+inline unsigned __ballot_sync(unsigned mask, int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return static_cast<unsigned>(
+      ::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::ballot, mask, pred != 0, 0, 32, file, line));
+}
+inline int __any_sync(unsigned mask, int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return static_cast<int>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::any, mask, pred != 0, 0, 32, file, line));
+}
+inline int __all_sync(unsigned mask, int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return static_cast<int>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::all, mask, pred != 0, 0, 32, file, line));
+}
+inline unsigned __reduce_add_sync(unsigned mask, unsigned v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return static_cast<unsigned>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::reduce_add, mask, v, 0, 32, file, line));
+}
+inline unsigned __reduce_min_sync(unsigned mask, unsigned v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return static_cast<unsigned>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::reduce_min, mask, v, 0, 32, file, line));
+}
+inline unsigned __reduce_max_sync(unsigned mask, unsigned v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return static_cast<unsigned>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::reduce_max, mask, v, 0, 32, file, line));
+}
+
+// ---- atomics: host atomics on the raw memory, correct across worker threads ----
+namespace wb_emu {
+namespace detail {
+template <class T, class F>
+T atomic_update(T* address, F f) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics on 4- and 8-byte values");
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  Bits* raw = reinterpret_cast<Bits*>(address);
+  Bits old_bits = __atomic_load_n(raw, __ATOMIC_RELAXED);
+  for (;;) {
+    T old_value;
+    std::memcpy(&old_value, &old_bits, sizeof old_value);
+    T new_value = f(old_value);
+    Bits new_bits;
+    std::memcpy(&new_bits, &new_value, sizeof new_bits);
+    if (__atomic_compare_exchange_n(raw, &old_bits, new_bits, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+      return old_value;
+  }
+}
+}  // namespace detail
+}  // namespace wb_emu
+
+#define WB_EMU_INT_ATOMICS(T)                                                                                  \
+  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                        \
+  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }                        \
+  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }                        \
+  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }                          \
+  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }                        \
+  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }                      \
+  inline T atomicMax(T* a, T v) {                                                                             \
+    return ::wb_emu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });                            \
+  }                                                                                                           \
+  inline T atomicMin(T* a, T v) {                                                                             \
+    return ::wb_emu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });                            \
+  }                                                                                                           \
+  inline T atomicCAS(T* a, T compare, T v) {                                                                  \
+    __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
+    return compare;                                                                                           \
+  }
+WB_EMU_INT_ATOMICS(int)
+WB_EMU_INT_ATOMICS(unsigned int)
+WB_EMU_INT_ATOMICS(unsigned long long)
+WB_EMU_INT_ATOMICS(long long)
+#undef WB_EMU_INT_ATOMICS
+inline float atomicAdd(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return o + v; }); }
+inline double atomicAdd(double* a, double v) { return ::wb_emu::detail::atomic_update(a, [v](double o) { return o + v; }); }
+inline float atomicSub(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return o - v; }); }
+inline float atomicExch(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float) { return v; }); }
+inline float atomicMax(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return o < v ? v : o; }); }
+inline float atomicMin(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return v < o ? v : o; }); }
+/// Wrapping increment and decrement, as CUDA defines them.
+inline unsigned atomicInc(unsigned* a, unsigned limit) {
+  return ::wb_emu::detail::atomic_update(a, [limit](unsigned o) { return o >= limit ? 0u : o + 1; });
+}
+inline unsigned atomicDec(unsigned* a, unsigned limit) {
+  return ::wb_emu::detail::atomic_update(a, [limit](unsigned o) { return (o == 0 || o > limit) ? limit : o - 1; });
+}
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// ---- common device intrinsics (glibc's <cmath> already has __expf, __logf, __sinf, __cosf, __powf) ----
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline int __float2int_rn(float x) { return static_cast<int>(__builtin_nearbyintf(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
+inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }
+inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline int min(int a, int b) { return a < b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline float min(float a, float b) { return __builtin_fminf(a, b); }
+inline double min(double a, double b) { return __builtin_fmin(a, b); }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline float max(float a, float b) { return __builtin_fmaxf(a, b); }
+inline double max(double a, double b) { return __builtin_fmax(a, b); }

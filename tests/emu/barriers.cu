@@ -1,0 +1,69 @@
+// Barrier tests for the CPU backend.
+#include "kernels.hpp"
+
+namespace emu_test {
+
+// The classic shared-memory tree reduction: exact for ints.
+__global__ void block_sum_kernel(const int* in, int n, long long* total) {
+  __shared__ int partial[1024];
+  const int t = threadIdx.x;
+  const int i = blockIdx.x * blockDim.x + t;
+  partial[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) atomicAdd(reinterpret_cast<unsigned long long*>(total), static_cast<unsigned long long>(partial[0]));
+}
+
+cudaError_t block_sums(const int* in, int n, long long* total, int threads) {
+  block_sum_kernel<<<(n + threads - 1) / threads, threads>>>(in, n, total);
+  return cudaDeviceSynchronize();
+}
+
+// `if (i >= n) return;` before a barrier: exited threads count as arrived.
+__global__ void early_return_kernel(const int* in, int* out, int n) {
+  extern __shared__ int s[];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  s[threadIdx.x] = in[i];
+  __syncthreads();
+  const int active = min(static_cast<int>(blockDim.x), n - static_cast<int>(blockIdx.x * blockDim.x));
+  out[i] = s[(threadIdx.x + 1) % active];
+}
+
+cudaError_t early_return_rotate(const int* in, int* out, int n, int threads) {
+  early_return_kernel<<<(n + threads - 1) / threads, threads, threads * sizeof(int)>>>(in, out, n);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void divergent_barrier_kernel(int* out) {
+  if (threadIdx.x < 16) {
+    __syncthreads();  // barrier A
+  } else {
+    __syncthreads();  // barrier B
+  }
+  out[threadIdx.x] = 1;
+}
+
+cudaError_t divergent_barrier() {
+  int* out = nullptr;
+  cudaMalloc(&out, 64 * sizeof(int));
+  divergent_barrier_kernel<<<2, 64>>>(out);
+  cudaError_t e = cudaDeviceSynchronize();
+  cudaFree(out);
+  return e;
+}
+
+__global__ void syncthreads_count_kernel(int* out) {
+  const int c = __syncthreads_count(threadIdx.x % 3 == 0);
+  out[threadIdx.x] = c;
+}
+
+cudaError_t syncthreads_count(int* out, int threads) {
+  syncthreads_count_kernel<<<1, threads>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+}  // namespace emu_test

@@ -1,0 +1,34 @@
+// Host entry points of the CPU backend's test kernels (tests/emu/*.cu); each returns the
+// launch's cudaDeviceSynchronize() result.
+#pragma once
+#include <cuda_runtime.h>
+
+namespace emu_test {
+// barriers.cu
+cudaError_t block_sums(const int* in, int n, long long* total, int threads);  // shared tree reduction + atomicAdd
+cudaError_t early_return_rotate(const int* in, int* out, int n, int threads);
+cudaError_t divergent_barrier();  // faults at the lines marked `// barrier A` and `// barrier B`
+cudaError_t syncthreads_count(int* out, int threads);
+// shared_memory.cu
+cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
+cudaError_t shared_broadcast(int* out, int blocks, int threads);
+// warp_ops.cu
+cudaError_t shuffles(int* out, int threads, int variants);  // out[variant * threads + t]
+cudaError_t votes(unsigned* ballot, int* any, int* all, int threads);
+cudaError_t warp_reduce(const float* in, float* out, int n);
+cudaError_t bad_shuffle_mask();  // faults at the line marked `// bad mask`: lane 20 has exited
+// atomics.cu
+struct Counters {
+  int i;
+  unsigned u;
+  unsigned long long ull;
+  float f;
+  double d;
+  int sub;
+  int max;
+  int min;
+  unsigned cas_count;
+  int exch_seen;
+};
+cudaError_t atomic_counters(Counters* c, int blocks, int threads);
+}  // namespace emu_test

@@ -1,0 +1,232 @@
+// The CPU backend's barriers, shared memory, warp operations and atomics, checked through
+// small kernels compiled as the chapters' kernels are (tests/emu/*.cu).
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "kernels.hpp"
+
+namespace {
+
+// Device (emulated) memory: plain host memory on this backend, so tests read it directly.
+template <class T>
+T* device_array(std::size_t n, T fill = T{}) {
+  T* p = nullptr;
+  REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
+  for (std::size_t i = 0; i < n; ++i) p[i] = fill;
+  return p;
+}
+
+// Runs f with stderr sent to a file; returns what was written.
+template <class F>
+std::string capture_stderr(F f) {
+  std::fflush(stderr);
+  char path[] = "/tmp/wb-emu-test-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  const int saved = dup(2);
+  dup2(fd, 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  unlink(path);
+  return ss.str();
+}
+
+// Line number of the line of tests/emu/<file> that contains `marker`.
+int line_of(const char* file, const char* marker) {
+  std::ifstream in(std::string(EMU_TEST_DIR) + "/" + file);
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line)
+    if (text.find(marker) != std::string::npos) return line;
+  FAIL("marker not found: " << marker);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a shared-memory tree reduction with barriers gives the exact sum", "[emu][barrier]") {
+  for (int threads : {32, 256, 1024}) {
+    const int n = 100003;
+    int* in = device_array<int>(n);
+    for (int i = 0; i < n; ++i) in[i] = (i * 7919) % 1000 - 300;
+    long long* total = device_array<long long>(1, 0);
+    REQUIRE(emu_test::block_sums(in, n, total, threads) == cudaSuccess);
+    long long expect = 0;
+    for (int i = 0; i < n; ++i) expect += in[i];
+    CHECK(*total == expect);
+    cudaFree(in);
+    cudaFree(total);
+  }
+}
+
+TEST_CASE("threads that return before a barrier count as arrived", "[emu][barrier]") {
+  const int n = 300, threads = 128;
+  int* in = device_array<int>(n);
+  int* out = device_array<int>(n, -1);
+  for (int i = 0; i < n; ++i) in[i] = 5 * i;
+  REQUIRE(emu_test::early_return_rotate(in, out, n, threads) == cudaSuccess);
+  for (int i = 0; i < n; ++i) {
+    const int block_start = i / threads * threads;
+    const int active = std::min(threads, n - block_start);
+    CHECK(out[i] == in[block_start + (i - block_start + 1) % active]);
+  }
+  cudaFree(in);
+  cudaFree(out);
+}
+
+TEST_CASE("__syncthreads_count counts the block's predicates", "[emu][barrier]") {
+  int* out = device_array<int>(100, -1);
+  REQUIRE(emu_test::syncthreads_count(out, 100) == cudaSuccess);
+  for (int t = 0; t < 100; ++t) CHECK(out[t] == 34);
+  cudaFree(out);
+}
+
+TEST_CASE("__syncthreads in a divergent branch is a fault naming both barriers, not a hang", "[emu][barrier]") {
+  cudaError_t e = cudaSuccess;
+  const std::string err = capture_stderr([&] { e = emu_test::divergent_barrier(); });
+  CHECK(e == cudaErrorLaunchFailure);
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
+  const std::string a = "barriers.cu:" + std::to_string(line_of("barriers.cu", "// barrier A")) + ": threads 0-15";
+  const std::string b = "barriers.cu:" + std::to_string(line_of("barriers.cu", "// barrier B")) + ": threads 16-63";
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(a));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(b));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("divergent_barrier_kernel"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("block (0,0,0)"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("different __syncthreads() barriers"));
+  // the fault is sticky until the device is reset, as on a GPU
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("shared memory is poisoned at the start of every block", "[emu][shared]") {
+  const int blocks = 64;
+  unsigned* s = device_array<unsigned>(blocks);
+  unsigned* d = device_array<unsigned>(blocks);
+  REQUIRE(emu_test::shared_first_reads(s, d, blocks) == cudaSuccess);
+  for (int b = 0; b < blocks; ++b) {
+    CHECK(s[b] == 0xA5A5A5A5u);
+    CHECK(d[b] == 0xA5A5A5A5u);
+  }
+  cudaFree(s);
+  cudaFree(d);
+}
+
+TEST_CASE("static __shared__ variables are shared by a block and separate per block", "[emu][shared]") {
+  const int blocks = 50, threads = 96;
+  int* out = device_array<int>(blocks * threads, -1);
+  REQUIRE(emu_test::shared_broadcast(out, blocks, threads) == cudaSuccess);
+  for (int i = 0; i < blocks * threads; ++i) CHECK(out[i] == 1000 * (i / threads) + 7);
+  cudaFree(out);
+}
+
+namespace {
+// CUDA's shuffle rules, for the expected values.
+int source_lane(int kind, int lane, int arg, int width) {
+  const int seg = lane / width * width;
+  switch (kind) {
+    case 0: return seg + arg % width;
+    case 1: return lane - seg >= arg ? lane - arg : lane;
+    case 2: return lane - seg + arg < width ? lane + arg : lane;
+    default: return (lane ^ arg) < seg + width ? (lane ^ arg) : lane;
+  }
+}
+}  // namespace
+
+TEST_CASE("every shuffle variant follows CUDA's rules, widths and edge lanes included", "[emu][warp]") {
+  const int threads = 64, variants = 13;
+  int* out = device_array<int>(threads * variants, -7);
+  REQUIRE(emu_test::shuffles(out, threads, variants) == cudaSuccess);
+  struct V { int kind, arg, width; };
+  const V table[] = {{0, 5, 32}, {0, -1, 32}, {0, 3, 8}, {1, 1, 32}, {1, 3, 16}, {2, 1, 32},
+                     {2, 5, 8}, {3, 1, 32}, {3, 16, 32}, {3, 4, 8}, {3, 12, 8}};
+  for (int v = 0; v < 11; ++v)
+    for (int t = 0; t < threads; ++t) {
+      const int lane = t % 32, base = t - lane;
+      const int arg = table[v].arg < 0 ? (lane * 7 + 3) % 32 : table[v].arg;
+      const int src = base + source_lane(table[v].kind, lane, arg, table[v].width);
+      INFO("variant " << v << " thread " << t);
+      CHECK(out[v * threads + t] == src * 10 + 1);
+    }
+  for (int t = 0; t < threads; ++t) {
+    CHECK(out[11 * threads + t] == ((t / 32 * 32 + 31) * 10 + 1) * 2 + 1);  // a double moves whole
+    const int lane = t % 32;
+    CHECK(out[12 * threads + t] == (lane < 16 ? (lane + 2 < 16 ? t + 2 : t) * 10 + 1 : -1));
+  }
+  cudaFree(out);
+}
+
+TEST_CASE("ballot, any and all vote over the mask", "[emu][warp]") {
+  const int threads = 64;
+  unsigned* ballot = device_array<unsigned>(threads);
+  int* any = device_array<int>(threads, -1);
+  int* all = device_array<int>(threads, -1);
+  REQUIRE(emu_test::votes(ballot, any, all, threads) == cudaSuccess);
+  for (int t = 0; t < threads; ++t) {
+    CHECK(ballot[t] == 0x49249249u);
+    CHECK(any[t] == (t >= 32 ? 1 : 0));
+    CHECK(all[t] == 2);
+  }
+  cudaFree(ballot);
+  cudaFree(any);
+  cudaFree(all);
+}
+
+TEST_CASE("a warp-shuffle reduction sums exactly", "[emu][warp]") {
+  const int n = 50000;
+  float* in = device_array<float>(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
+  float* out = device_array<float>(1, 0.0f);
+  REQUIRE(emu_test::warp_reduce(in, out, n) == cudaSuccess);
+  double expect = 0;
+  for (int i = 0; i < n; ++i) expect += in[i];
+  CHECK(*out == static_cast<float>(expect));
+  cudaFree(in);
+  cudaFree(out);
+}
+
+TEST_CASE("a shuffle mask naming an exited lane is a fault", "[emu][warp]") {
+  cudaError_t e = cudaSuccess;
+  const std::string err = capture_stderr([&] { e = emu_test::bad_shuffle_mask(); });
+  CHECK(e == cudaErrorLaunchFailure);
+  const std::string at = "__shfl_down_sync at ";
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(
+                      "warp_ops.cu:" + std::to_string(line_of("warp_ops.cu", "// bad mask"))));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("__shfl_down_sync"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("the mask names lanes 20-31 (threads 20-31), which have exited"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("bad_mask_kernel"));
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+}
+
+TEST_CASE("atomics from many blocks give exact counts", "[emu][atomic]") {
+  const int blocks = 600, threads = 128, total = blocks * threads;
+  auto* c = device_array<emu_test::Counters>(1);
+  *c = emu_test::Counters{0, 0, 0, 0.0f, 0.0, 0, -1, 1, 0, -1};
+  REQUIRE(emu_test::atomic_counters(c, blocks, threads) == cudaSuccess);
+  CHECK(c->i == total);
+  CHECK(c->u == 2u * total);
+  CHECK(c->ull == 3ull * total);
+  CHECK(c->f == static_cast<float>(total));
+  CHECK(c->d == 0.5 * total);
+  CHECK(c->sub == -total);
+  CHECK(c->max == total - 1);
+  CHECK(c->min == -(total - 1));
+  CHECK(c->cas_count == static_cast<unsigned>(total));
+  CHECK(c->exch_seen >= 0);
+  CHECK(c->exch_seen < total);
+  cudaFree(c);
+}
