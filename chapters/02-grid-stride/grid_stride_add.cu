@@ -21,8 +21,9 @@ void add_inplace_launch(const float* x, float* y, std::int64_t n, int blocks, in
 
 //! [auto]
 void add_inplace(const float* x, float* y, std::int64_t n) {
-  // TODO: choose the grid yourself. It no longer has to cover n: size it from the device
-  //       (cudaDeviceGetAttribute with cudaDevAttrMultiProcessorCount) and keep it no larger than n needs.
+  // TODO: choose the grid yourself. With a grid-stride loop any grid is correct, so this is about
+  //       speed: a grid sized from the device (cudaDevAttrMultiProcessorCount), or one that covers
+  //       n in a pass? The grader times your choice against the solution's. Mind n = 0.
   int blocks = 1;
   int threads = 256;
   add_inplace_launch(x, y, n, blocks, threads);

@@ -569,15 +569,26 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   return true;
 }
 
-const char* config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
-  if (block.x == 0 || block.y == 0 || block.z == 0) return "a block dimension is 0";
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return "a grid dimension is 0 (no blocks to run)";
-  if (block.x > 1024 || block.y > 1024 || block.z > 64) return "a block dimension is over its limit (1024, 1024, 64)";
-  if (std::uint64_t(block.x) * block.y * block.z > 1024) return "more than 1024 threads per block";
+// What CUDA says to a launch it refuses: the error, and why (nullptr when the launch is valid).
+// A grid with a 0 dimension is refused with cudaErrorInvalidValue (seen on an H200 with CUDA 13),
+// the other limits with cudaErrorInvalidConfiguration.
+struct ConfigProblem {
+  cudaError_t error;
+  const char* why;
+};
+
+ConfigProblem config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return {cudaErrorInvalidValue, "a grid dimension is 0 (no blocks to run)"};
+  if (block.x == 0 || block.y == 0 || block.z == 0) return {cudaErrorInvalidConfiguration, "a block dimension is 0"};
+  if (block.x > 1024 || block.y > 1024 || block.z > 64)
+    return {cudaErrorInvalidConfiguration, "a block dimension is over its limit (1024, 1024, 64)"};
+  if (std::uint64_t(block.x) * block.y * block.z > 1024)
+    return {cudaErrorInvalidConfiguration, "more than 1024 threads per block"};
   if (grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u)
-    return "a grid dimension is over its limit (2^31-1, 65535, 65535)";
-  if (shared_bytes > 48 * 1024) return "more than 48 KiB of dynamic shared memory per block";
-  return nullptr;
+    return {cudaErrorInvalidConfiguration, "a grid dimension is over its limit (2^31-1, 65535, 65535)"};
+  if (shared_bytes > 48 * 1024)
+    return {cudaErrorInvalidConfiguration, "more than 48 KiB of dynamic shared memory per block"};
+  return {cudaSuccess, nullptr};
 }
 
 }  // namespace
@@ -691,11 +702,11 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
     record(sticky());
     return;
   }
-  if (const char* why = config_problem(grid, block, shared_bytes)) {
+  if (const ConfigProblem p = config_problem(grid, block, shared_bytes); p.why) {
     if (std::getenv("WB_EMU_VERBOSE"))
       std::fprintf(stderr, "%s:%d: launch of %s rejected: %s (grid %u,%u,%u block %u,%u,%u)\n", site.file, site.line,
-                   site.kernel, why, grid.x, grid.y, grid.z, block.x, block.y, block.z);
-    record(cudaErrorInvalidConfiguration);
+                   site.kernel, p.why, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    record(p.error);
     return;
   }
   const Grid g{grid, block, shared_bytes, body, ctx, &site};

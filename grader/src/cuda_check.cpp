@@ -42,8 +42,8 @@ void cuda_check(cudaError_t code, const char* expr, const char* file, int line) 
 std::string cuda_error_hint(cudaError_t code) {
   switch (code) {
     case cudaErrorInvalidConfiguration:
-      return "the launch configuration is invalid: 0 blocks (is n = 0 handled before the launch?), "
-             "or more than 1024 threads per block";
+      return "the launch configuration is invalid: more than 1024 threads per block, a block dimension of 0, "
+             "or a grid dimension past its limit";
     case cudaErrorIllegalAddress:
       return "a kernel read or wrote memory outside every allocation: check the bounds test and the "
              "index arithmetic (an int index that overflowed?). The CUDA context is now unusable: "
@@ -52,8 +52,9 @@ std::string cuda_error_hint(cudaError_t code) {
       return "a kernel accessed memory at an address not aligned to the access size (a float4 load from "
              "a pointer that is not 16-byte aligned?)";
     case cudaErrorInvalidValue:
-      return "a CUDA call got a bad argument: a null or host pointer where a device pointer belongs, or a "
-             "size past the end of the allocation";
+      return "a CUDA call or launch got a bad argument: a launch with 0 blocks (is n = 0 handled before the "
+             "launch? does the block count round down to 0 for a small n?), a null or host pointer where a "
+             "device pointer belongs, or a size past the end of the allocation";
     case cudaErrorMemoryAllocation:
       return "the device is out of memory";
     case cudaErrorNoDevice:

@@ -39,11 +39,18 @@ TEST_CASE("a launch with 0 blocks throws a CudaError naming the call, the place,
   cudaError_t code = cudaSuccess;
   const int line = __LINE__ + 1;
   const std::string what = what_of([] { WB_CUDA_CHECK(cudaGetLastError()); }, &code);
-  CHECK(code == cudaErrorInvalidConfiguration);
+  CHECK(code == cudaErrorInvalidValue);  // what CUDA 13 answers to a grid of 0 blocks
   REQUIRE_THAT(what, ContainsSubstring(std::string(__FILE__) + ":" + std::to_string(line) +
-                                       ": cudaGetLastError() failed: cudaErrorInvalidConfiguration "
-                                       "(invalid configuration argument)"));
+                                       ": cudaGetLastError() failed: cudaErrorInvalidValue (invalid argument)"));
   CHECK_THAT(what, ContainsSubstring("is n = 0 handled before the launch?"));
+}
+
+TEST_CASE("a block of 1025 threads is explained as an invalid configuration", "[cuda_check]") {
+  wb_emu::make_launch(nothing, "nothing", __FILE__, __LINE__, dim3(1), dim3(1025))();
+  cudaError_t code = cudaSuccess;
+  const std::string what = what_of([] { WB_CUDA_CHECK(cudaGetLastError()); }, &code);
+  CHECK(code == cudaErrorInvalidConfiguration);
+  CHECK_THAT(what, ContainsSubstring("(invalid configuration argument)"));
   CHECK_THAT(what, ContainsSubstring("more than 1024 threads per block"));
 }
 

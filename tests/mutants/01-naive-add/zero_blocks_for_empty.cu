@@ -1,5 +1,5 @@
-// Planted bug: n = 0 is not handled: the launch asks for 0 blocks, which CUDA rejects.
-// expect: invalid configuration argument.*is n = 0 handled
+// Planted bug: n = 0 is not handled: the launch asks for 0 blocks, which CUDA rejects as an invalid argument.
+// expect: cudaErrorInvalidValue \(invalid argument\).*is n = 0 handled before the launch
 #include "naive_add.cuh"
 
 namespace student {

@@ -1,5 +1,5 @@
 // Planted bug: the launcher's block count is n / 256, which is 0 for n < 256.
-// expect: invalid configuration argument
+// expect: cudaErrorInvalidValue \(invalid argument\).*is n = 0 handled before the launch
 #include "grid_stride_add.cuh"
 
 namespace student {
