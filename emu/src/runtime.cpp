@@ -538,7 +538,7 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   ++detail::block_generation;
   // Fresh for every block, and not zero: a read before any write shows up as garbage.
   w.shared_used = (g.shared_bytes + 15) / 16 * 16;
-  if (g.shared_bytes) std::memset(w.shared, 0xA5, g.shared_bytes);
+  if (g.shared_bytes) std::memset(w.shared, shared_poison_byte, g.shared_bytes);
   for (;;) {
     if (w.fault) break;
     if (!w.ready.empty()) {
@@ -619,7 +619,7 @@ void* shared_alloc(std::size_t bytes, std::size_t align, const char* what) {
     fault_here(w, std::string(what) + " storage of this block needs more than " + std::to_string(kSharedLimit / 1024) +
                       " KiB of shared memory (dynamic " + std::to_string(w.g->shared_bytes) + " bytes + static " +
                       std::to_string(at + bytes - (w.g->shared_bytes + 15) / 16 * 16) + " bytes)");
-  std::memset(w.shared + at, 0xA5, bytes);
+  std::memset(w.shared + at, shared_poison_byte, bytes);
   w.shared_used = at + bytes;
   return w.shared + at;
 }

@@ -9,6 +9,9 @@ namespace wb::anchors {
 void thrust_add_inplace(const float*, float*, std::int64_t) {
   throw std::logic_error("wb::anchors: no library anchors on the CPU backend");
 }
+void cub_reduce_sum(const float*, float*, std::int64_t) {
+  throw std::logic_error("wb::anchors: no library anchors on the CPU backend");
+}
 void device_copy(const float*, float*, std::int64_t) {
   throw std::logic_error("wb::anchors: no library anchors on the CPU backend");
 }

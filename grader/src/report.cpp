@@ -41,6 +41,8 @@ struct State {
   std::string first_failure_test;
   std::string first_unexplained;  // an assertion failure the grader did not explain itself
   std::vector<SpeedNote> speeds;
+  int too_slow = 0;              // failures that are about speed, not correctness
+  std::string too_slow_why;
   int cases = 0, cases_skipped = 0;
   bool finished = false;
 };
@@ -79,6 +81,12 @@ void note_error(const std::string& what) {
   }
 }
 
+void note_too_slow(const std::string& why) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  if (!s.too_slow++) s.too_slow_why = why;
+}
+
 void note_speed(const SpeedNote& note) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
@@ -109,6 +117,9 @@ void finish_report(const std::string& verdict_override) {
       detail = no_device_reason().empty() ? "every check was skipped" : no_device_reason();
     } else if (s.failed_assertions == 0) {
       verdict = "correct";
+    } else if (s.too_slow > 0 && s.too_slow == s.failed_assertions) {
+      verdict = "too slow";
+      detail = s.too_slow_why;
     } else if (s.failures_not_started == s.failed_assertions) {
       verdict = "not started";
       detail = "edit " WB_STUDENT_FILE " (look for // TODO:)";
@@ -123,10 +134,7 @@ void finish_report(const std::string& verdict_override) {
       o.precision(2);
       o << std::fixed << sp.ratio << "x the solution: " << speed_level(sp.ratio);
       if (!sp.detail.empty()) o << " (" << sp.detail << ")";
-      if (sp.minimum > 0 && sp.ratio < sp.minimum) {
-        o << "; at least " << sp.minimum << "x is needed to pass";
-        if (verdict == "correct") verdict = "too slow";
-      }
+      if (sp.minimum > 0 && sp.ratio < sp.minimum) o << "; at least " << sp.minimum << "x is needed to pass";
       speed = o.str();
     }
     if (speed.empty() && verdict == "correct")

@@ -119,8 +119,8 @@ TEST_CASE("shared memory is poisoned at the start of every block", "[emu][shared
   unsigned* d = device_array<unsigned>(blocks);
   REQUIRE(emu_test::shared_first_reads(s, d, blocks) == cudaSuccess);
   for (int b = 0; b < blocks; ++b) {
-    CHECK(s[b] == 0xA5A5A5A5u);
-    CHECK(d[b] == 0xA5A5A5A5u);
+    CHECK(s[b] == 0xFFFFFFFFu);  // wb_emu::shared_poison_byte, four times
+    CHECK(d[b] == 0xFFFFFFFFu);
   }
   cudaFree(s);
   cudaFree(d);

@@ -239,7 +239,7 @@ TEST_CASE("an error code the runtime does not know still gets a name and a strin
 // ---- dynamic shared memory ----
 
 struct SharedSeen {
-  int fresh;     // every byte was 0xA5 when the block's first thread started
+  int fresh;     // every byte was the poison byte when the block's first thread started
   int count;     // threads of the block that added to the block's counter
   void* base;
 };
@@ -252,7 +252,7 @@ void shared_kernel(SharedSeen* seen, int bytes) {
   SharedSeen& s = seen[blockIdx.x];
   if (threadIdx.x == 0) {
     s.fresh = 1;
-    for (int k = 0; k < bytes; ++k) s.fresh &= raw[k] == 0xA5;
+    for (int k = 0; k < bytes; ++k) s.fresh &= raw[k] == wb_emu::shared_poison_byte;
     s.base = raw;
     std::memset(raw, 0x11, bytes);
     *counter = 0;
@@ -267,7 +267,7 @@ void null_shared_kernel(int* nulls) {
   if (wb_emu::dynamic_shared<float>() == nullptr) ++nulls[blockIdx.x];
 }
 
-TEST_CASE("dynamic shared memory is per block and poisoned with 0xA5 at every block's start", "[emu][shared]") {
+TEST_CASE("dynamic shared memory is per block and poisoned at every block's start", "[emu][shared]") {
   const int bytes = GENERATE(4, 1000, 48 * 1024);
   CAPTURE(bytes);
   const int blocks = 97, threads = 45;

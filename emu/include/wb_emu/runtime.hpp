@@ -23,7 +23,8 @@
 ///
 /// Shared memory: the rewriter turns `__shared__ T name[dims];` into a reference into a
 /// per-block arena and `extern __shared__ T name[];` into the launch's dynamic region; both
-/// are fresh for each block and filled with 0xA5 bytes, so a read before a write shows.
+/// are fresh for each block and filled with wb_emu::shared_poison_byte (0xFF: a float NaN, an
+/// int -1), so a read before a write shows in the result.
 /// Atomics (`atomicAdd` & co.) are real host atomics, correct across worker threads.
 ///
 /// Launches complete before they return; errors follow CUDA's rules (configuration errors
@@ -271,10 +272,13 @@ int worker_count();
 
 // ---- shared memory, barriers, warp operations (emu/src/runtime.cpp) ----
 namespace wb_emu {
+/// The byte shared memory holds at the start of every block: 0xFFFFFFFF is a float NaN and an
+/// int -1, so a value read before any thread wrote it spreads into the result.
+inline constexpr unsigned char shared_poison_byte = 0xFF;
 namespace detail {
 /// Counts blocks started on this worker: static shared storage is re-carved when it changes.
 inline thread_local std::uint64_t block_generation = 0;
-/// `bytes` of the running block's shared arena, aligned to `align`, filled with 0xA5.
+/// `bytes` of the running block's shared arena, aligned to `align`, filled with shared_poison_byte.
 void* shared_alloc(std::size_t bytes, std::size_t align, const char* what);
 
 enum class WarpKind : int { syncwarp, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max };

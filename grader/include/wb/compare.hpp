@@ -95,4 +95,5 @@ void note_failure(const Comparison& c);
       ::wb::note_failure(wb_cmp_);                            \
       FAIL(wb_cmp_.message());                                \
     }                                                         \
+    SUCCEED("every element of " + wb_cmp_.array + " is right"); \
   } while (0)

@@ -1,0 +1,205 @@
+// Chapter 03's grader: student::transpose against a host reference on awkward shapes, then the
+// chapter's bar: coalesced global memory. On a GPU that is a minimum speed against the solution;
+// on the CPU backend, the sectors each warp request touches, counted by the instrumented build.
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "transpose.cuh"
+#include "wb/grader.hpp"
+
+namespace {
+
+constexpr double kMinSpeed = 0.7;       // GPU: at least 0.7x the solution's speed
+constexpr double kMinEfficiency = 0.8;  // CPU backend: bytes used / bytes of the sectors fetched
+
+// ---- CPU reference ----
+std::vector<double> transpose_reference(const std::vector<float>& in, int rows, int cols) {
+  std::vector<double> out(in.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[std::size_t(c) * rows + r] = in[std::size_t(r) * cols + c];
+  return out;
+}
+
+std::string shape(int rows, int cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
+
+// The chapter's own explanation of a wrong transpose, in matrix coordinates.
+void explain(wb::Comparison& c, const std::vector<float>& in, const std::vector<float>& out, int rows, int cols) {
+  if (c.pattern == wb::Pattern::out_of_bounds) {
+    c.diagnosis = "an element outside out was written (out[" + std::to_string(c.guard_hits.front().index) +
+                  "]): a thread past the matrix's edge wrote; check both the row and the column against rows and "
+                  "cols before every read and write";
+    return;
+  }
+  if (c.pattern == wb::Pattern::nothing_written || c.first_wrong < 0) return;
+  bool copy = true;
+  for (std::size_t i = 0; i < in.size() && copy; ++i) copy = out[i] == in[i];
+  if (copy && rows != cols && rows > 1 && cols > 1) {
+    c.pattern = wb::Pattern::chapter_specific;
+    c.diagnosis = "out is a copy of in, not its transpose: out is cols x rows, element (c, r) of out is in[r * cols + c]";
+    return;
+  }
+  // Element k of out is (row k / rows, column k % rows) of out, i.e. (r, c) = (k % rows, k / rows) of in.
+  const int full_rows = rows / 32 * 32, full_cols = cols / 32 * 32;
+  bool only_edges = true;
+  std::int64_t wrong = 0;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const int r = int(k % rows), col = int(k / rows);
+    const double want = in[std::size_t(r) * cols + col];
+    if (out[k] == want) continue;
+    ++wrong;
+    only_edges = only_edges && (r >= full_rows || col >= full_cols);
+  }
+  const std::int64_t k = c.first_wrong;
+  const std::string where = "out[" + std::to_string(k) + "], which is element (" + std::to_string(k / rows) + ", " +
+                            std::to_string(k % rows) + ") of out and should hold in's (" + std::to_string(k % rows) +
+                            ", " + std::to_string(k / rows) + ")";
+  c.pattern = wb::Pattern::chapter_specific;
+  if (wrong > 0 && only_edges && (full_rows < rows || full_cols < cols))
+    c.diagnosis = "only elements in the partial tiles at the edges are wrong (first " + where +
+                  "): rows = " + std::to_string(rows) + " and cols = " + std::to_string(cols) +
+                  " are not multiples of the 32-wide tile; check the edges against rows and cols, not the tile size";
+  else
+    c.diagnosis = "wrong elements, first " + where;
+}
+
+wb::Comparison run_case(int rows, int cols) {
+  const std::size_t n = std::size_t(rows) * cols;
+  const std::vector<float> in = wb::random_floats(n, 1.0f, 2.0f, n * 31 + rows);
+  // Guard zones wide enough for a partial tile's worth of rows or columns past the edge, so a
+  // missing edge check lands in them (and is reported) rather than in other memory.
+  const std::size_t guard = 32 * (std::size_t(rows) + cols) + wb::DeviceBuffer<float>::default_guard;
+  wb::DeviceBuffer<float> din(in, guard), dout(n, guard);
+  dout.poison();
+  {
+    wb::Watchdog dog("transpose of " + shape(rows, cols));
+    student::transpose(din.data(), dout.data(), rows, cols);
+    WB_CUDA_CHECK(cudaGetLastError());
+    WB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  wb::CompareOptions opt;
+  opt.array = "out";
+  wb::Comparison c = wb::compare(transpose_reference(in, rows, cols), dout, opt);
+  if (!c.ok()) explain(c, in, dout.download(), rows, cols);
+  if (c.ok()) {
+    std::vector<double> original(in.begin(), in.end());
+    wb::CompareOptions same;
+    same.array = "in";
+    c = wb::compare(original, din, same);
+    if (!c.ok()) {
+      c.pattern = wb::Pattern::chapter_specific;
+      c.diagnosis = "the kernel changed its input in: only out may be written";
+    }
+  }
+  c.context = "in is " + shape(rows, cols);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("out is the transpose of in for awkward shapes", "[03][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const auto [rows, cols] = GENERATE(table<int, int>({{1, 1},
+                                                       {1, 1000},
+                                                       {1000, 1},
+                                                       {31, 32},
+                                                       {32, 33},
+                                                       {33, 65},
+                                                       {65, 33},
+                                                       {64, 64},
+                                                       {100, 257},
+                                                       {513, 511}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(rows, cols));
+}
+
+TEST_CASE("an empty matrix (0 rows or 0 columns) is not an error", "[03][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const auto [rows, cols] = GENERATE(table<int, int>({{0, 0}, {0, 5}, {7, 0}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(rows, cols));
+}
+
+TEST_CASE("out is the transpose of in for a large matrix", "[03][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int rows = wb::cpu_backend() ? 1000 : 8191, cols = wb::cpu_backend() ? 1030 : 8193;
+  WB_REQUIRE_MATCH(run_case(rows, cols));
+}
+
+#ifdef WB_EMU
+TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per request)", "[03][coalescing]") {
+  const int rows = 256, cols = 288;
+  const wb::Comparison c = run_case(rows, cols);
+  WB_REQUIRE_MATCH(c);
+  const wb_emu::MemoryStats stats = wb_emu::last_launch_memory_stats();
+  REQUIRE(stats.instrumented);  // chapter 03 is built with the instrumented CPU backend
+  REQUIRE(stats.loads.requests > 0);
+  REQUIRE(stats.stores.requests > 0);
+  std::string problems;
+  for (const auto* dir : {&stats.loads, &stats.stores}) {
+    const bool store = dir == &stats.stores;
+    const double efficiency = double(dir->ideal_sectors) / double(dir->sectors);
+    char line[512];
+    std::snprintf(line, sizeof line, "%s: %.1f sectors per warp request where %.1f would do (%.0f%% of each sector used)",
+                  store ? "stores to out" : "loads from in", double(dir->sectors) / dir->requests,
+                  double(dir->ideal_sectors) / dir->requests, 100 * efficiency);
+    std::cout << "  " << line << "\n";
+    if (efficiency >= kMinEfficiency) continue;
+    std::string worst;
+    for (const auto& l : stats.lines)
+      if (l.store == store) {
+        worst = " (worst at " + l.file + ":" + std::to_string(l.line) + ")";
+        break;
+      }
+    problems += std::string(problems.empty() ? "" : "; ") + line + worst;
+    problems += store ? ": a warp writes down a column of out, one 32-byte sector per thread"
+                      : ": a warp reads down a column of in, one 32-byte sector per thread";
+  }
+  if (!problems.empty())
+    WB_FAIL_TOO_SLOW("the transpose is right but not coalesced: " + problems +
+                     ". Let threadIdx.x run along rows for both the read and the write: stage a tile in shared memory "
+                     "and write it out transposed (see the chapter's lesson)");
+}
+#else
+TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per request)", "[03][coalescing]") {
+  SKIP("skipped on a GPU: coalescing is judged by speed there (next test)");
+}
+#endif
+
+TEST_CASE("speed against the solution: coalesced on a GPU", "[03][timing]") {
+  WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU; the sector counts stand in for them");
+  const int rows = 8192, cols = 8192;
+  const std::size_t n = std::size_t(rows) * cols;
+  const std::vector<float> in = wb::random_floats(n, 1.0f, 2.0f, 3);
+  wb::DeviceBuffer<float> din(in), dout(n), copy(n);
+  const std::vector<wb::Timing> t = wb::time_interleaved(
+      {{"your transpose", [&] { student::transpose(din.data(), dout.data(), rows, cols); }},
+       {"solution (32x33 tile)", [&] { solution::transpose(din.data(), dout.data(), rows, cols); }},
+       {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), std::int64_t(n)); }}},
+      2.0 * sizeof(float) * n);
+  std::cout << wb::format_timings("transpose of 8192 x 8192 floats (8 bytes per element)", t, "solution (32x33 tile)");
+  dout.poison();
+  student::transpose(din.data(), dout.data(), rows, cols);
+  WB_CUDA_CHECK(cudaGetLastError());
+  WB_CUDA_CHECK(cudaDeviceSynchronize());
+  wb::CompareOptions opt;
+  opt.array = "out";
+  wb::Comparison again = wb::compare(transpose_reference(in, rows, cols), dout, opt);
+  again.context = "after timing, 8192 x 8192";
+  WB_REQUIRE_MATCH(again);
+  const wb::Timing& yours = wb::timing_of(t, "your transpose");
+  const wb::Timing& sol = wb::timing_of(t, "solution (32x33 tile)");
+  const wb::Timing& cp = wb::timing_of(t, "device-to-device copy");
+  const double ratio = sol.median_ms / yours.median_ms;
+  char detail[200];
+  std::snprintf(detail, sizeof detail, "8192 x 8192: %.0f GB/s, %.0f%% of a device copy's %.0f GB/s", yours.gbps,
+                100 * yours.gbps / cp.gbps, cp.gbps);
+  wb::note_speed({ratio, kMinSpeed, detail});
+  if (ratio < kMinSpeed)
+    WB_FAIL_TOO_SLOW("the transpose is right but runs at " + std::to_string(ratio).substr(0, 4) +
+                     "x the solution's speed (" + detail + "); at least 0.7x is needed. Its memory accesses are not "
+                     "coalesced: a warp that reads or writes down a column touches 32 sectors per request. Stage a "
+                     "tile in shared memory so both the read and the write run along rows");
+}

@@ -1,0 +1,264 @@
+// Chapter 04's grader: student::reduce_sum_launch for many block sizes and n, then
+// student::reduce_sum (your configuration) on large inputs, repeated runs, unaligned input, and
+// its speed against the solution and cub::DeviceReduce::Sum.
+//
+// The tolerance is an error bound computed in double, not a guess:
+//  - "exact" inputs are non-negative integers whose total is below 2^24: every partial sum of them,
+//    in any order, is an integer below 2^24, so float32 represents it exactly and the bound is 0.
+//    A dropped, doubled or stray element always shows.
+//  - random floats: |computed - exact| <= gamma(d) * sum |x_i|, gamma(d) = d u / (1 - d u),
+//    u = 2^-24, for a summation whose longest chain of dependent additions is d; d = 2 sqrt(n) + 64
+//    covers any reduction whose threads each add up to 2 sqrt(n) elements before a tree.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "reduce.cuh"
+#include "wb/grader.hpp"
+
+namespace {
+
+constexpr double kMinSpeed = 0.5;        // at least half the solution's speed on a GPU
+constexpr float kSentinel = 1048576.0f;  // *sum holds 2^20 before every call: a sum that is not reset shows
+
+// ---- CPU reference ----
+struct Reference {
+  double sum = 0;    // exact (in double: the inputs' sums are exact there too)
+  double bound = 0;  // the largest error a float32 reduction may make
+};
+
+Reference reference(const std::vector<float>& in) {
+  Reference r;
+  double abs_sum = 0;
+  bool integers = true;
+  for (float x : in) {
+    r.sum += x;
+    abs_sum += std::fabs(x);
+    integers = integers && x >= 0 && x == std::floor(x);
+  }
+  if (integers && abs_sum < 16777216.0) return r;  // every partial sum exact: bound 0
+  const double u = std::ldexp(1.0, -24);
+  const double d = 2.0 * std::sqrt(double(in.size())) + 64;
+  r.bound = d * u / (1 - d * u) * abs_sum;
+  return r;
+}
+
+// Non-negative integers with a total well below 2^24 (see the top of this file), non-zero mean.
+std::vector<float> exact_inputs(std::int64_t n) {
+  auto rng = wb::rng_for(std::uint64_t(n) * 5 + 1);
+  std::vector<float> v(n);
+  if (n <= (std::int64_t(1) << 20)) {
+    std::uniform_int_distribution<int> d(0, 3);
+    for (auto& x : v) x = float(d(rng));
+  } else {  // sparse ones: about 2^21 of them
+    std::bernoulli_distribution one(std::ldexp(1.0, 21) / double(n));
+    for (auto& x : v) x = one(rng) ? 1.0f : 0.0f;
+  }
+  return v;
+}
+
+std::string fmt(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+// Names what a wrong sum says about the kernel, in the chapter's terms.
+wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float got, const std::string& context) {
+  wb::Comparison c;
+  c.array = "*sum";
+  c.n = 1;
+  c.context = context;
+  const double want = ref.sum;
+  if (std::fabs(double(got) - want) <= ref.bound) return c;
+  c.wrong = 1;
+  c.first_wrong = 0;
+  c.listed.push_back({0, want, got, false});
+  c.pattern = wb::Pattern::chapter_specific;
+  const double diff = double(got) - want;
+  std::string s;
+  if (got == kSentinel && want != kSentinel) {
+    c.pattern = wb::Pattern::nothing_written;
+    c.listed.back().unwritten = true;
+    s = "*sum still holds what it held before the call: nothing was written to it";
+  } else if (std::isnan(got)) {
+    s = "the sum is NaN: something read a value nothing wrote, e.g. a shared-memory slot past the block's last "
+        "thread (pad with the identity, 0) or an element past n";
+  } else if (std::fabs(diff - kSentinel) <= ref.bound) {
+    s = "the sum is " + fmt(kSentinel) + " too large, exactly what *sum held before the call: set *sum to 0 "
+        "before the atomics add onto it (cudaMemsetAsync)";
+  } else if (got == 0 && want != 0) {
+    s = "the sum is 0: no block's total reached *sum (is there an atomicAdd of the block's total?)";
+  } else if (diff > 0) {
+    s = std::fabs(got - 2 * want) <= 2 * ref.bound
+            ? "the sum is twice what it should be: every element was counted twice"
+            : "the sum is " + fmt(diff) + " too large: some elements were counted more than once (does a tree level "
+              "add a partner that was already added, or do threads overlap?)";
+  } else {
+    // Which prefix of in[] adds up to what was computed? Elements past it were dropped.
+    std::int64_t prefix = -1;
+    double acc = 0;
+    if (ref.bound == 0)
+      for (std::size_t i = 0; i <= in.size(); ++i) {
+        // a whole number of warps' worth: a prefix that long is what a grid without a loop covers
+        if (acc == double(got) && i % 32 == 0) {
+          prefix = std::int64_t(i);
+          break;
+        }
+        if (i < in.size()) acc += in[i];
+      }
+    const double k = want / got;
+    if (prefix > 0)
+      s = "the sum is exactly that of in[0.." + std::to_string(prefix) + "): nothing from in[" + std::to_string(prefix) +
+          "] on was counted (elements past the grid dropped: each thread must loop until i >= n; or only the first "
+          "block's total reached *sum)";
+    else if (got > 0 && k >= 1.9 && std::fabs(k - std::round(k)) < 0.1)
+      s = "the sum is about 1/" + fmt(std::round(k)) + " of the total: as if only one block in " + fmt(std::round(k)) +
+          " counted (does every block add its total to *sum?)";
+    else
+      s = "the sum is " + fmt(-diff) + " short: elements were dropped (a tree level that skips the odd element of a "
+          "non-power-of-two level? a missing __syncthreads?)";
+  }
+  c.diagnosis = s + " (expected " + fmt(want) + ", got " + fmt(got) + ", allowed error " + fmt(ref.bound) + ")";
+  return c;
+}
+
+// Runs `reduce` on `in` (copied to the device, starting `offset` floats into its buffer) once.
+template <class Reduce>
+float run_once(Reduce reduce, wb::DeviceBuffer<float>& din, wb::DeviceBuffer<float>& dsum, std::int64_t n,
+               const std::string& context, int offset = 0) {
+  const std::vector<float> sentinel{kSentinel};
+  dsum.upload(sentinel);
+  {
+    wb::Watchdog dog("reduce_sum (" + context + ")");
+    reduce(din.data() + offset, dsum.data(), n);
+    WB_CUDA_CHECK(cudaGetLastError());
+    WB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  const auto guard = dsum.guard_hits();
+  if (!guard.empty()) {
+    wb::Comparison c;
+    c.array = "sum";
+    c.context = context;
+    c.pattern = wb::Pattern::out_of_bounds;
+    c.guard_hits = guard;
+    c.diagnosis = "sum[" + std::to_string(guard.front().index) + "] was written: sum points to one float only";
+    WB_REQUIRE_MATCH(c);
+  }
+  return dsum.download()[0];
+}
+
+template <class Reduce>
+wb::Comparison run_case(Reduce reduce, const std::vector<float>& in, const std::string& context) {
+  wb::DeviceBuffer<float> din(in), dsum(1);
+  const float got = run_once(reduce, din, dsum, std::int64_t(in.size()), context);
+  wb::Comparison c = judge(in, reference(in), got, context);
+  if (c.ok()) {
+    std::vector<double> original(in.begin(), in.end());
+    wb::CompareOptions same;
+    same.array = "in";
+    c = wb::compare(original, din, same);
+    if (!c.ok()) {
+      c.pattern = wb::Pattern::chapter_specific;
+      c.diagnosis = "the kernel changed its input in: only *sum may be written (reduce in shared memory, not in place)";
+      c.context = context;
+    }
+  }
+  return c;
+}
+
+auto with_threads(int threads) {
+  return [threads](const float* in, float* sum, std::int64_t n) { student::reduce_sum_launch(in, sum, n, threads); };
+}
+void yours(const float* in, float* sum, std::int64_t n) { student::reduce_sum(in, sum, n); }
+
+}  // namespace
+
+TEST_CASE("the exact sum for block sizes from 32 to 1024, powers of two or not", "[04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int threads = GENERATE(32, 64, 96, 100, 128, 250, 256, 512, 1000, 1024);
+  const std::int64_t n = GENERATE(as<std::int64_t>{}, 1, 31, 1000, 65'537);
+  CAPTURE(n, threads);
+  WB_REQUIRE_MATCH(run_case(with_threads(threads), exact_inputs(n),
+                            "n = " + std::to_string(n) + ", " + std::to_string(threads) + " threads per block"));
+}
+
+TEST_CASE("the sum of nothing (n = 0) is 0", "[04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int threads = GENERATE(128, 256);
+  WB_REQUIRE_MATCH(run_case(with_threads(threads), {}, "n = 0, " + std::to_string(threads) + " threads per block"));
+  WB_REQUIRE_MATCH(run_case(yours, {}, "n = 0, your configuration"));
+}
+
+TEST_CASE("random floats: within the float32 error bound", "[04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const std::int64_t n = GENERATE(as<std::int64_t>{}, 1000, 1'000'003);
+  CAPTURE(n);
+  const std::vector<float> in = wb::random_floats(n, 0.5f, 1.5f, 7 * n);  // mean 1: a dropped block shows
+  WB_REQUIRE_MATCH(run_case(with_threads(256), in, "n = " + std::to_string(n) + ", random floats, 256 threads"));
+  WB_REQUIRE_MATCH(run_case(yours, in, "n = " + std::to_string(n) + ", random floats, your configuration"));
+}
+
+TEST_CASE("the exact sum with your own configuration, up to a large n", "[04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const std::int64_t large = wb::cpu_backend() ? (std::int64_t(1) << 22) + 5 : (std::int64_t(1) << 28) + 3;
+  const std::int64_t n = GENERATE_COPY(as<std::int64_t>{}, 1, 3, 33, 1000, 1'000'003, large);
+  CAPTURE(n);
+  WB_REQUIRE_MATCH(run_case(yours, exact_inputs(n), "n = " + std::to_string(n) + ", your configuration"));
+}
+
+TEST_CASE("repeated calls give the same sum", "[04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const std::int64_t n = 100'003;
+  const std::vector<float> in = exact_inputs(n);
+  wb::DeviceBuffer<float> din(in), dsum(1);
+  const Reference ref = reference(in);
+  for (int run = 1; run <= 3; ++run) {
+    const std::string context = "n = " + std::to_string(n) + ", call " + std::to_string(run) + " of 3";
+    WB_REQUIRE_MATCH(judge(in, ref, run_once(yours, din, dsum, n, context), context));
+  }
+}
+
+TEST_CASE("input that does not start on a 16-byte boundary", "[04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int offset = GENERATE(1, 3);
+  const std::int64_t n = 100'003;
+  const std::vector<float> in = exact_inputs(n + offset);
+  const std::vector<float> tail(in.begin() + offset, in.end());
+  wb::DeviceBuffer<float> din(in), dsum(1);
+  const std::string context = "in starts " + std::to_string(offset) + " floats into its buffer";
+  WB_REQUIRE_MATCH(judge(tail, reference(tail), run_once(yours, din, dsum, n, context, offset), context));
+}
+
+TEST_CASE("speed of your configuration against the solution and cub::DeviceReduce::Sum", "[04][timing]") {
+  WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  const std::int64_t n = std::int64_t(1) << 28;
+  const std::vector<float> in = exact_inputs(n);
+  wb::DeviceBuffer<float> din(in), dsum(1), copy(n);
+  const std::vector<wb::Timing> t = wb::time_interleaved(
+      {{"your reduce_sum", [&] { student::reduce_sum(din.data(), dsum.data(), n); }},
+       {"solution (float4, shuffles)", [&] { solution::reduce_sum(din.data(), dsum.data(), n); }},
+       {"solution, tree, 256 threads", [&] { solution::reduce_sum_launch(din.data(), dsum.data(), n, 256); }},
+       {"cub::DeviceReduce::Sum", [&] { wb::anchors::cub_reduce_sum(din.data(), dsum.data(), n); }},
+       {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); }, 8.0 * n}},
+      4.0 * n);
+  std::cout << wb::format_timings("sum of 2^28 floats (4 bytes per element; the copy moves 8)", t,
+                                  "solution (float4, shuffles)");
+  const std::string context = "after timing, n = 2^28";
+  WB_REQUIRE_MATCH(judge(in, reference(in), run_once(yours, din, dsum, n, context), context));
+  const wb::Timing& mine = wb::timing_of(t, "your reduce_sum");
+  const wb::Timing& sol = wb::timing_of(t, "solution (float4, shuffles)");
+  const wb::Timing& cub = wb::timing_of(t, "cub::DeviceReduce::Sum");
+  const double ratio = sol.median_ms / mine.median_ms;
+  char detail[200];
+  std::snprintf(detail, sizeof detail, "2^28 floats: %.0f GB/s, %.0f%% of peak; the solution runs at %.2fx cub", mine.gbps,
+                mine.pct_peak, cub.median_ms / sol.median_ms);
+  wb::note_speed({ratio, kMinSpeed, detail});
+  if (ratio < kMinSpeed)
+    WB_FAIL_TOO_SLOW("the sum is right but runs at " + fmt(ratio) + "x the solution's speed (" + detail +
+                     "); at least 0.5x is needed. Enough blocks to fill every multiprocessor, each thread adding many "
+                     "elements in a register before the tree, and one atomic per block get there");
+}
