@@ -2,7 +2,7 @@
 # The workbook's two commands (see README.md):
 #   bash cmake/workbook.sh grade [NN ...]   grade your kernels: every chapter, or the ones named (01, 02-grid-stride...)
 #   bash cmake/workbook.sh test             the workbook's own test suite (solutions pass, stubs fail, mutants caught)
-#   bash cmake/workbook.sh docs             render the lessons and the grader's API (build/docs/html/index.html)
+#   bash cmake/workbook.sh docs             render the lessons and the grader's API (build/cpu/docs/html/index.html)
 # Backend: a CUDA GPU when nvidia-smi sees one and nvcc is installed, else the CPU backend.
 # WB_BACKEND=cpu|cuda chooses; WB_JOBS sets build parallelism.
 set -euo pipefail

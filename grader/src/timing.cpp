@@ -74,13 +74,13 @@ std::vector<Timing> time_interleaved(const std::vector<Timed>& contenders, doubl
 
   auto sample = [&](std::size_t i) {
     l2.flush();
-    // [check after launch]
+    //! [check after launch]
     WB_CUDA_CHECK(cudaEventRecord(ev.start));
     contenders[i].run();
     WB_CUDA_CHECK(cudaGetLastError());
     WB_CUDA_CHECK(cudaEventRecord(ev.stop));
     WB_CUDA_CHECK(cudaEventSynchronize(ev.stop));
-    // [check after launch]
+    //! [check after launch]
     float ms = 0;
     WB_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     return double(ms);

@@ -40,6 +40,11 @@
 #include <utility>
 
 // ---- CUDA's qualifiers, on the host ----
+/// \name CUDA's qualifiers
+///@{
+
+/// Empty on the host, like the other qualifiers: a kernel is an ordinary function and a
+/// `__shared__` variable an ordinary one (the launch rewriter gives each block its own storage).
 #define __global__
 #define __device__
 #define __host__
@@ -52,37 +57,91 @@
 #ifndef __restrict__
 #define __restrict__ __restrict
 #endif
+///@}
 
 /// Marks a build for the CPU backend (never defined when nvcc compiles for a GPU).
 #define WB_EMU 1
 
 // ---- built-in vector types ----
+/// CUDA's uint3: the type of `threadIdx` and `blockIdx`.
 struct uint3 {
+  ///@{
+  /// A component.
   unsigned int x, y, z;
+  ///@}
 };
+/// CUDA's dim3: a grid or block shape; components not given are 1.
 struct dim3 {
+  ///@{
+  /// The extent along one axis.
   unsigned int x = 1, y = 1, z = 1;
+  ///@}
+  /// A shape of vx × vy × vz.
   constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  /// The shape uint3's components give.
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  /// The components as a uint3.
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
-struct alignas(8) float2 { float x, y; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(16) double2 { double x, y; };
-struct alignas(8) int2 { int x, y; };
-struct alignas(16) int4 { int x, y, z, w; };
+/// CUDA's float2, aligned to 8 bytes as on the GPU.
+struct alignas(8) float2 {
+  ///@{
+  /// A component.
+  float x, y;
+  ///@}
+};
+/// CUDA's float4, aligned to 16 bytes as on the GPU (one 16-byte load or store there).
+struct alignas(16) float4 {
+  ///@{
+  /// A component.
+  float x, y, z, w;
+  ///@}
+};
+/// CUDA's double2, aligned to 16 bytes.
+struct alignas(16) double2 {
+  ///@{
+  /// A component.
+  double x, y;
+  ///@}
+};
+/// CUDA's int2, aligned to 8 bytes.
+struct alignas(8) int2 {
+  ///@{
+  /// A component.
+  int x, y;
+  ///@}
+};
+/// CUDA's int4, aligned to 16 bytes.
+struct alignas(16) int4 {
+  ///@{
+  /// A component.
+  int x, y, z, w;
+  ///@}
+};
+/// \name Vector constructors
+///@{
+
+/// A vector from its components, as CUDA's make_ functions build it.
 inline float2 make_float2(float x, float y) { return {x, y}; }
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+///@}
 
 // ---- built-in variables: set by the executor for the thread that runs ----
+/// \name Built-in variables
+///@{
+
+/// A built-in variable, thread-local: the executor sets it for each thread of a block before
+/// running or resuming it.
 inline thread_local uint3 threadIdx{0, 0, 0};
 inline thread_local uint3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
 inline thread_local dim3 gridDim{1, 1, 1};
 inline constexpr int warpSize = 32;
+///@}
 
 // ---- runtime types, numbered as CUDA numbers them ----
+/// CUDA's error codes (the ones the CPU backend can return), with CUDA's numbers.
 enum cudaError_t : int {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
@@ -107,8 +166,10 @@ enum cudaError_t : int {
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999,
 };
+/// CUDA's other name for cudaError_t.
 using cudaError = cudaError_t;
 
+/// Directions of a copy, as CUDA names them (all memory is host memory here).
 enum cudaMemcpyKind : int {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
@@ -117,6 +178,7 @@ enum cudaMemcpyKind : int {
   cudaMemcpyDefault = 4,
 };
 
+/// The device attributes cudaDeviceGetAttribute answers, with CUDA's numbers.
 enum cudaDeviceAttr : int {
   cudaDevAttrMaxThreadsPerBlock = 1,
   cudaDevAttrMaxBlockDimX = 2,
@@ -132,7 +194,12 @@ enum cudaDeviceAttr : int {
   cudaDevAttrComputeCapabilityMinor = 76,
 };
 
+/// The fields of CUDA's cudaDeviceProp that the workbook reads, filled by cudaGetDeviceProperties
+/// with the emulated device's values.
 struct cudaDeviceProp {
+  ///@{
+
+  /// A field of CUDA's cudaDeviceProp, same name and meaning.
   char name[256];
   std::size_t totalGlobalMem;
   std::size_t sharedMemPerBlock;
@@ -148,14 +215,28 @@ struct cudaDeviceProp {
   int memoryBusWidth;
   int maxThreadsPerMultiProcessor;
   std::size_t sharedMemPerMultiprocessor;
+  ///@}
 };
 
 struct CUstream_st;
 struct CUevent_st;
+/// \name Streams and events
+///@{
+
+/// An opaque handle, as in CUDA. Launches complete before they return, so streams order
+/// nothing and events record host time.
 using cudaStream_t = CUstream_st*;
 using cudaEvent_t = CUevent_st*;
+///@}
 
 // ---- runtime API (emu/src/runtime.cpp) ----
+/// \name The CUDA runtime API
+/// The calls the chapters and the grader use, with CUDA's signatures and error rules: a bad
+/// argument returns an error code (also kept for cudaGetLastError), a kernel fault is sticky
+/// until cudaDeviceReset. Device memory is host memory; copies are plain copies.
+///@{
+
+/// As in CUDA's runtime API: see the CUDA Runtime API reference for each call.
 cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaSetDevice(int device);
@@ -195,6 +276,7 @@ template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t bytes) {
   return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
 }
+///@}
 /// Every emulated multiprocessor can hold as many blocks as 2048 threads allow (CUDA's
 /// register and shared-memory limits are not modelled).
 template <class K>
@@ -209,9 +291,9 @@ namespace wb_emu {
 
 /// Where a launch comes from, for messages.
 struct LaunchSite {
-  const char* kernel;
-  const char* file;
-  int line;
+  const char* kernel;  ///< the kernel's name as written at the launch
+  const char* file;    ///< the source file of the launch (the learner's .cu file)
+  int line;            ///< the line of the launch
 };
 
 /// Runs `body` once for every thread of the grid (blocks across worker threads), after
@@ -222,14 +304,18 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
 
 /// Storage of the `extern __shared__` array of the running block (`shmem` bytes of the launch).
 void* dynamic_shared_base();
+/// The running block's `extern __shared__` array as T* (what the rewriter puts in its place).
 template <class T>
 T* dynamic_shared() {
   return static_cast<T*>(dynamic_shared_base());
 }
 
+/// One rewritten launch, `kernel<<<grid, block, shmem, stream>>>`, waiting for its arguments:
+/// calling it runs the kernel over the whole grid with them (see launch()).
 template <class Kernel>
 class Launch {
  public:
+  /// Records the kernel, where it is launched from and the launch configuration.
   Launch(Kernel* kernel, LaunchSite site, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream)
       : kernel_(kernel), site_(site), grid_(grid), block_(block), shared_(shared_bytes), stream_(stream) {}
 
@@ -259,6 +345,8 @@ class Launch {
   cudaStream_t stream_;
 };
 
+/// What the launch rewriter turns `kernel<<<grid, block, shmem, stream>>>` into; calling the
+/// result with the kernel's arguments runs it.
 template <class Kernel>
 Launch<Kernel> make_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid, dim3 block,
                            std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
@@ -322,14 +410,21 @@ A& static_shared(Key) {
 inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   ::wb_emu::detail::barrier(file, line, 0);
 }
+/// __syncthreads() that also returns how many threads of the block passed a nonzero `pred`.
 inline int __syncthreads_count(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return ::wb_emu::detail::barrier(file, line, pred);
 }
+/// Waits until every lane `mask` names has reached a __syncwarp; a named lane that has exited
+/// is a kernel fault.
 inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   ::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::syncwarp, mask, 0, 0, 32, file, line);
 }
+/// The lanes of the calling thread's warp that have not exited.
 inline unsigned __activemask() { return ::wb_emu::detail::active_mask(); }
 
+/// Defines one of `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync` and `__shfl_xor_sync`,
+/// with CUDA's signatures (a value of at most 8 bytes, a lane or offset, a width): the lanes
+/// `mask` names rendezvous, then each takes the value of its source lane.
 #define WB_EMU_SHFL(name, kind, argtype)                                                                      \
   template <class T>                                                                                          \
   T name(unsigned mask, T var, argtype arg, int width = 32, const char* file = __builtin_FILE(),               \
@@ -344,6 +439,11 @@ WB_EMU_SHFL(__shfl_down_sync, shfl_down, unsigned)
 WB_EMU_SHFL(__shfl_xor_sync, shfl_xor, int)
 #undef WB_EMU_SHFL
 
+/// \name Warp votes and reductions
+///@{
+
+/// As in CUDA: the lanes `mask` names rendezvous, then each gets the vote (ballot, any, all)
+/// or the reduction (add, min, max) over them. A named lane that has exited is a kernel fault.
 inline unsigned __ballot_sync(unsigned mask, int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return static_cast<unsigned>(
       ::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::ballot, mask, pred != 0, 0, 32, file, line));
@@ -363,6 +463,7 @@ inline unsigned __reduce_min_sync(unsigned mask, unsigned v, const char* file = 
 inline unsigned __reduce_max_sync(unsigned mask, unsigned v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return static_cast<unsigned>(::wb_emu::detail::warp_op(::wb_emu::detail::WarpKind::reduce_max, mask, v, 0, 32, file, line));
 }
+///@}
 
 // ---- atomics: host atomics on the raw memory, correct across worker threads ----
 namespace wb_emu {
@@ -386,6 +487,9 @@ T atomic_update(T* address, F f) {
 }  // namespace detail
 }  // namespace wb_emu
 
+/// Defines CUDA's integer atomics for T (atomicAdd, atomicSub, atomicAnd, atomicOr, atomicXor,
+/// atomicExch, atomicMax, atomicMin, atomicCAS) as sequentially consistent host atomics; it is
+/// used for int, unsigned int, long long and unsigned long long.
 #define WB_EMU_INT_ATOMICS(T)                                                                                  \
   inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                        \
   inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }                        \
@@ -408,24 +512,44 @@ WB_EMU_INT_ATOMICS(unsigned int)
 WB_EMU_INT_ATOMICS(unsigned long long)
 WB_EMU_INT_ATOMICS(long long)
 #undef WB_EMU_INT_ATOMICS
+/// \name Floating-point atomics
+///@{
+
+/// As in CUDA: a compare-and-swap loop on the value's bits, correct across worker threads;
+/// returns the old value.
 inline float atomicAdd(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return o + v; }); }
 inline double atomicAdd(double* a, double v) { return ::wb_emu::detail::atomic_update(a, [v](double o) { return o + v; }); }
 inline float atomicSub(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return o - v; }); }
 inline float atomicExch(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float) { return v; }); }
 inline float atomicMax(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return o < v ? v : o; }); }
 inline float atomicMin(float* a, float v) { return ::wb_emu::detail::atomic_update(a, [v](float o) { return v < o ? v : o; }); }
-/// Wrapping increment and decrement, as CUDA defines them.
+///@}
+/// \name Wrapping increment and decrement
+///@{
+
+/// As CUDA defines them: atomicInc counts up and wraps to 0 once the old value reaches `limit`;
+/// atomicDec counts down and wraps to `limit` from 0 (or from above `limit`).
 inline unsigned atomicInc(unsigned* a, unsigned limit) {
   return ::wb_emu::detail::atomic_update(a, [limit](unsigned o) { return o >= limit ? 0u : o + 1; });
 }
 inline unsigned atomicDec(unsigned* a, unsigned limit) {
   return ::wb_emu::detail::atomic_update(a, [limit](unsigned o) { return (o == 0 || o > limit) ? limit : o - 1; });
 }
+///@}
+/// \name Memory fences
+///@{
+
+/// A sequentially consistent fence: stronger than CUDA requires (see the memory model's limits).
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+///@}
 
 // ---- common device intrinsics (glibc's <cmath> already has __expf, __logf, __sinf, __cosf, __powf) ----
-// Cache-hinted loads and stores: the hints mean nothing on the host.
+/// \name Device intrinsics
+///@{
+
+/// CUDA's intrinsic of the same name, computed with the host's arithmetic (__ldg and the
+/// cache-hinted loads and stores are plain accesses; fast-math variants are exact).
 template <class T>
 inline T __ldg(const T* p) { return *p; }
 template <class T>
@@ -461,6 +585,11 @@ inline unsigned __brev(unsigned x) {
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
   return r;
 }
+///@}
+/// \name min and max
+///@{
+
+/// CUDA's device min and max overloads.
 inline int min(int a, int b) { return a < b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }
@@ -473,3 +602,4 @@ inline long long max(long long a, long long b) { return a > b ? a : b; }
 inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 inline float max(float a, float b) { return __builtin_fmaxf(a, b); }
 inline double max(double a, double b) { return __builtin_fmax(a, b); }
+///@}

@@ -43,7 +43,7 @@ bool never_written(const T& value) {
 /// A write found in a guard zone: `index` counts from the array's first element, so -1 is just
 /// before it and `size()` just past it.
 struct GuardHit {
-  std::int64_t index;
+  std::int64_t index;  ///< the written element's index, counted from the array's element 0
 };
 
 /// An array of `n` elements of T on the device with `guard` elements of a known pattern on each
@@ -53,12 +53,14 @@ class DeviceBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "DeviceBuffer holds plain data");
 
  public:
-  static constexpr std::size_t default_guard = 1024;  // elements; more than a block could overrun by
+  static constexpr std::size_t default_guard = 1024;  ///< elements; more than a block could overrun by
 
+  /// `n` elements, uninitialised, with `guard` guard elements on each side.
   explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard) : n_(n), guard_(guard) {
     WB_CUDA_CHECK(cudaMalloc(&base_, bytes_total()));
     fill_guards();
   }
+  /// A copy of `host` on the device, with guard zones.
   DeviceBuffer(const std::vector<T>& host, std::size_t guard = default_guard) : DeviceBuffer(host.size(), guard) {
     upload(host);
   }
@@ -66,14 +68,19 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
+  /// Device pointer to element 0: what a kernel gets.
   T* data() { return base_ + guard_; }
+  /// Device pointer to element 0, for a kernel's read-only input.
   const T* data() const { return base_ + guard_; }
+  /// Number of elements (the guard zones not counted).
   std::size_t size() const { return n_; }
 
+  /// Copies `host` (exactly size() elements) into the array; the guard zones are untouched.
   void upload(const std::vector<T>& host) {
     if (host.size() != n_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
     if (n_) WB_CUDA_CHECK(cudaMemcpy(data(), host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
   }
+  /// Copies the array to the host.
   std::vector<T> download() const {
     std::vector<T> host(n_);
     if (n_) WB_CUDA_CHECK(cudaMemcpy(host.data(), data(), n_ * sizeof(T), cudaMemcpyDeviceToHost));

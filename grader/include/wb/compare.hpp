@@ -29,9 +29,9 @@ enum class Pattern {
 
 /// One wrong element.
 struct Mismatch {
-  std::int64_t index;
-  double expected;
-  double got;
+  std::int64_t index;  ///< the element's index in the output
+  double expected;     ///< the host reference's value
+  double got;          ///< the kernel's value (meaningless when `unwritten`)
   bool unwritten;  ///< still holds the poison pattern: the kernel never wrote it
 };
 
@@ -39,24 +39,25 @@ struct Mismatch {
 struct CompareOptions {
   std::string array = "out";  ///< the output's name in the chapter, e.g. "c"
   double abs_tol = 0.0;       ///< |got - expected| <= abs_tol + rel_tol * |expected| passes
-  double rel_tol = 0.0;
+  double rel_tol = 0.0;       ///< see abs_tol; both 0: only the exact value passes
   int block_size = 0;         ///< threads per block of the launch, for block patterns (0: unknown)
   std::size_t max_listed = 5; ///< how many wrong elements the message lists
 };
 
 /// The verdict on one output array.
 struct Comparison {
-  std::int64_t n = 0;
-  std::int64_t wrong = 0;
-  std::int64_t unwritten = 0;
-  std::int64_t first_wrong = -1;
+  std::int64_t n = 0;                ///< elements compared
+  std::int64_t wrong = 0;            ///< elements outside the tolerance, never-written ones included
+  std::int64_t unwritten = 0;        ///< wrong elements that still hold the poison pattern
+  std::int64_t first_wrong = -1;     ///< index of the first wrong element (-1: none)
   std::vector<Mismatch> listed;      ///< the first few wrong elements
   std::vector<GuardHit> guard_hits;  ///< writes outside the array
-  Pattern pattern = Pattern::ok;
+  Pattern pattern = Pattern::ok;     ///< the shape the wrong elements make
   std::string diagnosis;             ///< one sentence in the chapter's terms ("" when ok)
-  std::string array = "out";
+  std::string array = "out";         ///< the output's name, from CompareOptions::array
   std::string context;               ///< the case, e.g. "n = 1000, 256 threads per block"
 
+  /// True when every element is right and nothing was written outside the array.
   bool ok() const { return pattern == Pattern::ok; }
   /// The whole explanation: count, diagnosis, the listed elements.
   std::string message() const;

@@ -14,7 +14,9 @@ namespace wb {
 /// hint in the workbook's terms.
 class CudaError : public std::runtime_error {
  public:
+  /// The message: `file:line: expr failed: <error name> (<error string>)`, then the hint.
   CudaError(cudaError_t code, const char* expr, const char* file, int line);
+  /// The error code the call returned.
   cudaError_t code() const { return code_; }
   /// True for errors that leave the CUDA context unusable (illegal address, launch failure...).
   bool sticky() const;

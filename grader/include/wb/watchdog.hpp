@@ -16,12 +16,16 @@ namespace wb {
 /// The limit is `WB_WATCHDOG_SECONDS` when set, else `default_seconds()`.
 class Watchdog {
  public:
+  /// Starts watching with the default limit; `what` names the case in the message, e.g.
+  /// "naive_add (n = 1000)".
   explicit Watchdog(std::string what);
+  /// Starts watching with an explicit limit (WB_WATCHDOG_SECONDS does not apply).
   Watchdog(std::string what, std::chrono::seconds limit);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
+  /// `WB_WATCHDOG_SECONDS` when set, else 30 s on a GPU and 120 s on the CPU backend.
   static std::chrono::seconds default_seconds();
 
  private:
