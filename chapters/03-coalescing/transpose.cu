@@ -7,7 +7,7 @@
 namespace student {
 
 constexpr int kTile = 32;      // a kTile × kTile tile of the matrix per block
-constexpr int kBlockRows = 8;  // a block is kTile × kBlockRows threads: each thread moves kTile / kBlockRows elements
+constexpr int kBlockRows = 4;  // a block is kTile × kBlockRows threads: each thread moves kTile / kBlockRows elements
 
 //! [kernel]
 __global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
