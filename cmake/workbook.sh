@@ -39,7 +39,7 @@ grade() {
   mkdir -p build
   configure "$preset"
   local dir="build/$preset" chapters=() all=() c
-  for c in chapters/*/; do c=${c%/}; all+=("${c#chapters/}"); done
+  while IFS= read -r c; do [[ -n $c ]] && all+=("$c"); done <"build/$preset/chapters.txt"
   if (($#)); then
     for want in "$@"; do
       local found=""
