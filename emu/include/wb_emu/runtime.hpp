@@ -34,9 +34,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 // ---- CUDA's qualifiers, on the host ----
 #define __global__
@@ -211,6 +213,7 @@ struct LaunchSite {
   const char* kernel;
   const char* file;
   int line;
+  bool instrumented = false;  // the kernel's file was built with WB_EMU_INSTRUMENT
 };
 
 /// Runs `body` once for every thread of the grid (blocks across worker threads), after
@@ -264,8 +267,43 @@ Launch<Kernel> make_launch(Kernel* kernel, const char* name, const char* file, i
   return Launch<Kernel>(kernel, LaunchSite{name, file, line}, grid, block, shared_bytes, stream);
 }
 
+/// As make_launch, for a file built instrumented (the rewriter's --instrument mode emits it).
+template <class Kernel>
+Launch<Kernel> make_instrumented_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid,
+                                        dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return Launch<Kernel>(kernel, LaunchSite{name, file, line, true}, grid, block, shared_bytes, stream);
+}
+
 /// Number of worker threads blocks are spread over (WB_EMU_THREADS, else the core count).
 int worker_count();
+
+// ---- what instrumented builds measure (see emu/include/wb_emu/instrument.hpp) ----
+
+/// Global-memory traffic, counted as a GPU's load/store units count it: a request is one warp's
+/// access at one instruction (the lanes that make their k-th access of that direction at that
+/// source line), its sectors the distinct 32-byte segments those lanes touch, and its ideal the
+/// fewest sectors their bytes could fill: ceil(lanes x bytes / 32).
+struct AccessStats {
+  std::uint64_t requests = 0, sectors = 0, ideal_sectors = 0;
+};
+/// One source line's loads or stores.
+struct LineStats {
+  std::string file;
+  int line = 0;        // 0: an access through `*p`, whose line is not known
+  bool store = false;
+  int bytes = 0;       // bytes per lane of the line's first access
+  AccessStats stats;
+};
+struct MemoryStats {
+  bool instrumented = false;     // false when the kernel's file was not built instrumented
+  AccessStats loads, stores;     // global memory, summed over the launch
+  std::vector<LineStats> lines;  // per source line and direction, most sectors first
+};
+/// The memory statistics of the most recent launch (not instrumented: `instrumented` is false).
+MemoryStats last_launch_memory_stats();
+/// The text of the most recent kernel fault, as printed to stderr ("" if none): different
+/// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
+std::string last_fault_message();
 
 }  // namespace wb_emu
 
@@ -275,7 +313,7 @@ namespace detail {
 /// Counts blocks started on this worker: static shared storage is re-carved when it changes.
 inline thread_local std::uint64_t block_generation = 0;
 /// `bytes` of the running block's shared arena, aligned to `align`, filled with 0xA5.
-void* shared_alloc(std::size_t bytes, std::size_t align, const char* what);
+void* shared_alloc(std::size_t bytes, std::size_t align, const char* what, const char* name = nullptr);
 
 enum class WarpKind : int { syncwarp, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max };
 /// One lane's part in a warp operation: waits until every lane `mask` names has arrived,
@@ -308,6 +346,17 @@ A& static_shared(Key) {
   thread_local void* storage = nullptr;
   if (generation != detail::block_generation || storage == nullptr) {
     storage = detail::shared_alloc(sizeof(A), alignof(A) < 16 ? 16 : alignof(A), "__shared__");
+    generation = detail::block_generation;
+  }
+  return *static_cast<A*>(storage);
+}
+/// As above, naming the variable for the race check's messages (instrumented builds).
+template <class A, class Key>
+A& static_shared(Key, const char* name) {
+  thread_local std::uint64_t generation = 0;
+  thread_local void* storage = nullptr;
+  if (generation != detail::block_generation || storage == nullptr) {
+    storage = detail::shared_alloc(sizeof(A), alignof(A) < 16 ? 16 : alignof(A), "__shared__", name);
     generation = detail::block_generation;
   }
   return *static_cast<A*>(storage);
