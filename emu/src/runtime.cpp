@@ -820,7 +820,7 @@ void* dynamic_shared_base() {
 
 namespace detail {
 
-void record_access(const void* addr, unsigned bytes, bool store, const char* file, int line) {
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line) {
   Worker* wp = tls_worker;
   if (!wp || wp->current < 0 || !wp->g) return;  // not inside a kernel
   Worker& w = *wp;

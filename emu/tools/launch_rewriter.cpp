@@ -22,6 +22,8 @@
 //     -> auto&& name = ::wb_emu::instrument_shared(::wb_emu::static_shared<T [dims]>([]{}, "name"));
 //   extern __shared__ T name[];
 //     -> const auto name = ::wb_emu::dynamic_shared_named<T>("name");
+//   in the body of such a function, a local pointer declared with an initializer,
+//   `const float4* v = reinterpret_cast<const float4*>(in);` -> `::wb_emu::gptr<const float4> v = ...;`
 //   reinterpret_cast<U*>(p)   -> ::wb_emu::instrumented_cast<U*>(p)   (a gptr stays a gptr)
 //   launches                  -> ::wb_emu::make_instrumented_launch(...)
 #include <cctype>
@@ -418,6 +420,74 @@ bool try_rewrite_params(const Source& src, std::size_t p, std::string& out, std:
   }
   return true;
 }
+// At i, the start of a statement in an instrumented function's body: `[const] T* [const] name =`
+// (one `*`, not void) becomes `[const] ::wb_emu::gptr<[const] T> name =`. Returns false otherwise.
+bool try_rewrite_local_pointer(const std::string& s, std::size_t i, std::string& out, std::size_t& consumed_to) {
+  std::size_t k = i;
+  std::string type;
+  bool any = false;
+  for (;;) {  // the type: identifiers, `::`, template arguments
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    if (k < s.size() && is_ident(s[k]) && !std::isdigit(static_cast<unsigned char>(s[k]))) {
+      std::size_t e = k;
+      while (e < s.size() && is_ident(s[e])) ++e;
+      const std::string w = s.substr(k, e - k);
+      static const char* const not_types[] = {"return", "case", "delete", "throw", "else", "do", "goto",
+                                              "sizeof", "new", "typedef", "using", "static_assert", "if",
+                                              "while", "for", "switch", "auto", "void"};
+      for (const char* kw : not_types)
+        if (w == kw) return false;
+      type += (type.empty() || type.back() == ':' || type.back() == '<' ? "" : " ") + w;
+      k = e;
+      any = true;
+      continue;
+    }
+    if (s.compare(k, 2, "::") == 0) { type += "::"; k += 2; continue; }
+    if (k < s.size() && s[k] == '<' && any) {
+      int depth = 0;
+      const std::size_t b = k;
+      for (; k < s.size(); ++k) {
+        if (s[k] == '<') ++depth;
+        else if (s[k] == '>' && --depth == 0) break;
+        else if (s[k] == ';' || s[k] == '{' || s[k] == '\n') return false;
+      }
+      if (k >= s.size()) return false;
+      ++k;
+      type += s.substr(b, k - b);
+      continue;
+    }
+    break;
+  }
+  if (!any || k >= s.size() || s[k] != '*') return false;
+  ++k;
+  bool top_const = false;
+  std::string name;
+  for (;;) {
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    if (k >= s.size() || !is_ident(s[k])) break;
+    std::size_t e = k;
+    while (e < s.size() && is_ident(s[e])) ++e;
+    const std::string w = s.substr(k, e - k);
+    k = e;
+    if (w == "const") top_const = true;
+    else if (w == "__restrict__" || w == "__restrict" || w == "volatile") {
+    } else if (name.empty()) name = w;
+    else return false;
+  }
+  if (name.empty() || k + 1 >= s.size() || s[k] != '=' || s[k + 1] == '=') return false;
+  const std::string sq = squeeze(type);
+  if (sq == "const" || sq == "volatile" || sq == "constvolatile") return false;
+  out = std::string(top_const ? "const " : "") + "::wb_emu::gptr<" + type + "> " + name + " ";
+  consumed_to = k;  // the '=' is copied
+  return true;
+}
+
+// Whether position i starts a statement: the previous code character is `;`, `{` or `}`.
+bool statement_start(const std::string& s, std::size_t i, std::size_t floor) {
+  std::size_t k = i;
+  while (k > floor && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
+  return k > floor && (s[k - 1] == ';' || s[k - 1] == '{' || s[k - 1] == '}');
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -444,6 +514,7 @@ int main(int argc, char** argv) {
   std::string out = std::string("#include <wb_emu/kernel_prelude.hpp>\n") +
                     (instrument ? "#include <wb_emu/instrument.hpp>\n" : "") + "#line 1 \"" + escape(src.path) + "\"\n";
   std::size_t copied = 0;  // s[copied, i) is pending copy
+  std::size_t body_begin = 0, body_end = 0;  // the body of the last instrumented function
   for (std::size_t i = 0; i < s.size();) {
     std::size_t j = skip_non_code(s, i);
     if (j != i) { i = j; continue; }
@@ -471,10 +542,27 @@ int main(int argc, char** argv) {
         out.append(s, copied, open + 1 - copied);
         out += rep;
         copied = i = close;
+        // the body, if this is a definition
+        std::size_t b = close + 1;
+        while (b < s.size() && s[b] != '{' && s[b] != ';') b = skip_non_code(s, b) == b ? b + 1 : skip_non_code(s, b);
+        if (b < s.size() && s[b] == '{') {
+          body_begin = b;
+          body_end = matching_close(src, b);
+        }
         continue;
       }
       i += 10;
       continue;
+    }
+    if (instrument && i > body_begin && i < body_end && is_ident(s[i]) && (i == 0 || !is_ident(s[i - 1])) &&
+        statement_start(s, i, body_begin)) {
+      std::size_t next = 0;
+      if (try_rewrite_local_pointer(s, i, rep, next)) {
+        out.append(s, copied, i - copied);
+        out += rep;
+        copied = i = next;
+        continue;
+      }
     }
     if (instrument && s[i] == 'r' && word_at(s, i, "reinterpret_cast")) {
       out.append(s, copied, i - copied);

@@ -33,7 +33,7 @@
 namespace wb_emu {
 namespace detail {
 /// Records one access by the running kernel thread (nothing outside a kernel).
-void record_access(const void* addr, unsigned bytes, bool store, const char* file, int line);
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line);
 /// Names the launch's dynamic shared memory (`extern __shared__ T name[];`) in race messages.
 void name_dynamic_shared(const char* name);
 }  // namespace detail
