@@ -27,7 +27,19 @@
 /// Atomics (`atomicAdd` & co.) are real host atomics, correct across worker threads.
 ///
 /// Launches complete before they return; errors follow CUDA's rules (configuration errors
-/// from cudaGetLastError, faults sticky until cudaDeviceReset).
+/// from cudaGetLastError, faults sticky until cudaDeviceReset). last_fault_message() gives the
+/// most recent fault's diagnostic (wb::CudaError appends it to cudaErrorLaunchFailure).
+///
+/// Instrumented builds (a kernel file built with INSTRUMENT: `wb-emu-rewrite --instrument`,
+/// WB_EMU_INSTRUMENT=1; see wb_emu/instrument.hpp for how and what is not covered): every access
+/// through the kernel's pointer parameters and its `__shared__` arrays is recorded with its
+/// source line. Global accesses are counted as a GPU counts them (last_launch_memory_stats():
+/// requests, 32-byte sectors and the ideal sector count, in total and per line); shared accesses
+/// are checked for races: two threads touching the same 4-byte word between two consecutive
+/// __syncthreads(), one writing, neither through an atomic, is a kernel fault naming both threads
+/// and both lines (accesses ordered by a __syncwarp() of their warp do not race). Threads run one
+/// after another between barriers here, so races are found from the records, not from timing.
+/// Files not built instrumented run exactly as before, at the same speed.
 #pragma once
 
 #include <cmath>
