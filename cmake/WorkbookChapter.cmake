@@ -4,7 +4,10 @@
 #     TITLE "<words>"             # shown in the grader's summary
 #     KERNEL <file.cu>            # the learner's file in chapters/<NN-topic>/, same name in solutions/
 #     [MUTANTS <file.cu>...]      # planted bugs in tests/mutants/<NN-topic>/: the grader must reject each
-#     [ACCEPTED <file.cu>...])    # correct variants in tests/accepted/<NN-topic>/: the grader must accept each
+#     [ACCEPTED <file.cu>...]     # correct variants in tests/accepted/<NN-topic>/: the grader must accept each
+#     [INSTRUMENT])               # CPU backend: build every kernel file of the chapter instrumented, so the
+#                                 # grader can read wb_emu::last_launch_memory_stats() and shared-memory
+#                                 # races are faults (emu/include/wb_emu/instrument.hpp)
 #
 # It builds, per backend (cpu, cuda):
 #   grade-<NN-topic>-<backend>   the learner's grader: chapters/<NN-topic>/grade.cpp linked with the
@@ -25,18 +28,30 @@ get_filename_component(WB_ROOT "${WB_ROOT}" ABSOLUTE)
 
 # One kernel source compiled for one backend as an object library `target`.
 # RENAME_SOLUTION compiles a solution file as if it were the learner's (namespace student).
+# INSTRUMENT (CPU backend; ignored on CUDA) rewrites it with `wb-emu-rewrite --instrument` and
+# defines WB_EMU_INSTRUMENT=1: its global-memory accesses are counted and its shared-memory
+# accesses checked for races.
 function(_wb_kernel_object target backend chapter_dir source)
-  cmake_parse_arguments(PARSE_ARGV 4 K "RENAME_SOLUTION" "" "")
+  cmake_parse_arguments(PARSE_ARGV 4 K "RENAME_SOLUTION;INSTRUMENT" "" "")
   if(backend STREQUAL "cpu")
     file(RELATIVE_PATH rel "${WB_ROOT}" "${source}")
     set(out "${CMAKE_BINARY_DIR}/emu-src/${target}.cpp")
+    set(flags)
+    set(what "rewriting")
+    if(K_INSTRUMENT)
+      set(flags --instrument)
+      set(what "rewriting (instrumented)")
+    endif()
     add_custom_command(OUTPUT "${out}"
-      COMMAND wb-emu-rewrite "${source}" "${out}"
+      COMMAND wb-emu-rewrite ${flags} "${source}" "${out}"
       DEPENDS "${source}" wb-emu-rewrite
-      COMMENT "CPU backend: rewriting ${rel}"
+      COMMENT "CPU backend: ${what} ${rel}"
       VERBATIM)
     add_library(${target} OBJECT "${out}")
     target_link_libraries(${target} PUBLIC wb::emu)
+    if(K_INSTRUMENT)
+      target_compile_definitions(${target} PRIVATE WB_EMU_INSTRUMENT=1)
+    endif()
   else()
     add_library(${target} OBJECT "${source}")
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
@@ -48,11 +63,16 @@ function(_wb_kernel_object target backend chapter_dir source)
   endif()
 endfunction()
 
-# wb_add_emu_test_kernel(<target> <file.cu>): a .cu file rewritten and compiled for the CPU
-# backend exactly as a chapter's kernels are, as an object library (for the backend's own tests).
+# wb_add_emu_test_kernel(<target> <file.cu> [INSTRUMENT]): a .cu file rewritten and compiled for
+# the CPU backend exactly as a chapter's kernels are, as an object library (for the backend's own tests).
 function(wb_add_emu_test_kernel target source)
+  cmake_parse_arguments(PARSE_ARGV 2 K "INSTRUMENT" "" "")
   get_filename_component(dir "${source}" DIRECTORY)
-  _wb_kernel_object(${target} cpu "${dir}" "${source}")
+  set(opts)
+  if(K_INSTRUMENT)
+    set(opts INSTRUMENT)
+  endif()
+  _wb_kernel_object(${target} cpu "${dir}" "${source}" ${opts})
 endfunction()
 
 # A grader executable: the chapter's grade.cpp objects, the solution, and one `student` object.
@@ -76,7 +96,11 @@ function(_wb_grader_test name exe backend id expect regex)
 endfunction()
 
 function(workbook_add_chapter id)
-  cmake_parse_arguments(PARSE_ARGV 1 CH "" "TITLE;KERNEL" "MUTANTS;ACCEPTED")
+  cmake_parse_arguments(PARSE_ARGV 1 CH "INSTRUMENT" "TITLE;KERNEL" "MUTANTS;ACCEPTED")
+  set(instr)
+  if(CH_INSTRUMENT)
+    set(instr INSTRUMENT)
+  endif()
   set(chapter_dir "${WB_ROOT}/chapters/${id}")
   set(solution_dir "${WB_ROOT}/solutions/${id}")
   foreach(f "${chapter_dir}/README.md" "${chapter_dir}/grade.cpp" "${chapter_dir}/${CH_KERNEL}"
@@ -97,25 +121,25 @@ function(workbook_add_chapter id)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${CH_KERNEL}")
 
   foreach(backend IN LISTS WB_BACKENDS)
-    _wb_kernel_object(wb_${id}_solution_${backend} ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}")
+    _wb_kernel_object(wb_${id}_solution_${backend} ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" ${instr})
 
     add_library(wb_${id}_grade_${backend} OBJECT "${chapter_dir}/grade.cpp")
     target_include_directories(wb_${id}_grade_${backend} PRIVATE "${chapter_dir}")
     target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::grader_${backend})
 
     # The learner's grader (built on demand by the grade command).
-    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${chapter_dir}" "${chapter_dir}/${CH_KERNEL}")
+    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${chapter_dir}" "${chapter_dir}/${CH_KERNEL}" ${instr})
     _wb_grader_exe(grade-${id}-${backend} ${backend} ${id} "${CH_TITLE}" wb_${id}_learner_${backend}
                    "chapters/${id}/${CH_KERNEL}")
     set_target_properties(wb_${id}_learner_${backend} grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
 
     # The test suite's graders.
     set(t ${id}.${backend})
-    _wb_kernel_object(wb_${t}.solution ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" RENAME_SOLUTION)
+    _wb_kernel_object(wb_${t}.solution ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" RENAME_SOLUTION ${instr})
     _wb_grader_exe(${t}.solution ${backend} ${id} "${CH_TITLE}" wb_${t}.solution "solutions/${id}/${CH_KERNEL}")
     _wb_grader_test(${t}.solution ${t}.solution ${backend} ${id} pass "")
 
-    _wb_kernel_object(wb_${t}.stub ${backend} "${chapter_dir}" "${stub_copy}")
+    _wb_kernel_object(wb_${t}.stub ${backend} "${chapter_dir}" "${stub_copy}" ${instr})
     _wb_grader_exe(${t}.stub ${backend} ${id} "${CH_TITLE}" wb_${t}.stub "chapters/${id}/${CH_KERNEL}")
     _wb_grader_test(${t}.stub ${t}.stub ${backend} ${id} fail "verdict: not started: edit chapters/${id}/${CH_KERNEL}")
 
@@ -144,7 +168,7 @@ function(workbook_add_chapter id)
           set(regex "")
           set(expect pass)
         endif()
-        _wb_kernel_object(wb_${name} ${backend} "${chapter_dir}" "${src}")
+        _wb_kernel_object(wb_${name} ${backend} "${chapter_dir}" "${src}" ${instr})
         _wb_grader_exe(${name} ${backend} ${id} "${CH_TITLE}" wb_${name} "tests/${dir}/${id}/${file}")
         _wb_grader_test(${name} ${name} ${backend} ${id} ${expect} "${regex}")
       endforeach()

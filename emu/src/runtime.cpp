@@ -1,5 +1,6 @@
 // CPU backend: the runtime calls and the block executor behind emu/include/wb_emu/runtime.hpp.
 #include <wb_emu/runtime.hpp>
+#include <wb_emu/instrument.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <sys/mman.h>
@@ -235,6 +237,60 @@ struct Grid {
 
 constexpr std::size_t kSharedLimit = 48 * 1024;
 
+// ---- instrumentation (files built with WB_EMU_INSTRUMENT): per-worker records ----
+struct SiteKey {
+  const char* file;
+  int line;
+  bool store;
+  bool operator==(const SiteKey& o) const { return file == o.file && line == o.line && store == o.store; }
+};
+struct SiteKeyHash {
+  std::size_t operator()(const SiteKey& k) const {
+    return std::hash<const void*>()(k.file) * 31 + static_cast<std::size_t>(k.line) * 2 + k.store;
+  }
+};
+struct Site {
+  SiteKey key;
+  int bytes;
+  AccessStats stats;
+};
+// One global access waiting for the rest of its warp: the thread's k-th access at `site`.
+struct Event {
+  std::uint32_t site, k;
+  std::uint32_t bytes, pad;
+  std::uintptr_t addr;
+};
+// What the race check knows of one 4-byte word of shared memory in the current interval (the
+// accesses since the last __syncthreads()): its last writer and up to two readers.
+struct Shadow {
+  std::uint64_t interval = 0;
+  int writer = -1;
+  int wline = 0;
+  const char* wfile = nullptr;
+  std::uint32_t wepoch = 0;
+  int reader[2] = {-1, -1};
+  int rline[2] = {0, 0};
+  const char* rfile[2] = {nullptr, nullptr};
+  std::uint32_t repoch[2] = {0, 0};
+};
+struct Instr {
+  // global memory: sites of this launch, per-thread access counters and per-warp pending accesses
+  std::vector<Site> sites;
+  std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> site_index;
+  std::vector<std::uint32_t> kcount;  // [site * n + thread]
+  std::vector<std::vector<Event>> warp_events;
+  std::vector<unsigned> warp_live;
+  std::vector<std::uint64_t> segments;  // scratch
+  // shared memory: the race check
+  std::vector<Shadow> shadow = std::vector<Shadow>(kSharedLimit / 4 + 16);
+  std::uint64_t interval = 0;
+  std::vector<std::uint32_t> wsync;  // __syncwarp()s each thread has passed
+};
+struct SharedName {
+  std::size_t offset, bytes;
+  const char* name;
+};
+
 struct Worker {
   // the block being run
   const Grid* g = nullptr;
@@ -251,6 +307,11 @@ struct Worker {
   std::vector<Fiber*> idle_list;   // those parked with no thread to run
   alignas(64) unsigned char shared[kSharedLimit + 64];
   std::size_t shared_used = 0;
+  // instrumentation: `instr_active` once the running block has recorded an access
+  bool instr_active = false;
+  Instr* instr = nullptr;
+  std::vector<SharedName> shared_names;
+  const char* dynamic_name = nullptr;
 };
 
 thread_local Worker* tls_worker = nullptr;
@@ -264,6 +325,10 @@ void set_thread_index(const Worker& w, unsigned t) {
   const unsigned bx = w.g->block.x, by = w.g->block.y;
   threadIdx = uint3{t % bx, (t / bx) % by, t / (bx * by)};
 }
+
+void instr_thread_done(Worker& w, unsigned t);
+void instr_barrier_released(Worker& w);
+void instr_flush_all(Worker& w);
 
 // The body of every fiber: starts the block's threads one after another until none is left,
 // then parks until the scheduler hands it the next block.
@@ -281,6 +346,7 @@ void fiber_main(void* arg) {
       w.g->body(w.g->ctx);
       w.th[t].st = St::done;
       --w.live;
+      if (w.instr_active) instr_thread_done(w, t);
     }
     self->idle = true;
     w.idle_list.push_back(self);
@@ -420,7 +486,10 @@ void complete_warp_op(Worker& w, unsigned t) {
       case detail::WarpKind::reduce_add: r.result = static_cast<std::uint32_t>(sum); break;
       case detail::WarpKind::reduce_min: r.result = mn; break;
       case detail::WarpKind::reduce_max: r.result = mx; break;
-      case detail::WarpKind::syncwarp: r.result = 0; break;
+      case detail::WarpKind::syncwarp:
+        r.result = 0;
+        if (w.instr_active) ++w.instr->wsync[base + l];
+        break;
     }
     if (base + l != t) {
       r.st = St::ready;
@@ -485,6 +554,7 @@ void resolve_block(Worker& w) {
         w.th[t].result = static_cast<std::uint64_t>(count);
         w.ready.push_back(t);
       }
+    if (w.instr_active) instr_barrier_released(w);
     return;
   }
   for (unsigned t = 0; t < w.n; ++t)
@@ -519,6 +589,140 @@ Fiber* idle_fiber(Worker& w) {
   return w.fibers.back();
 }
 
+// ---- instrumentation: global-memory requests and sectors, shared-memory races ----
+
+// The running block's first recorded access: set up its per-thread and per-warp records.
+Instr& instr_begin_block(Worker& w) {
+  if (!w.instr) w.instr = new Instr;
+  Instr& I = *w.instr;
+  w.instr_active = true;
+  const unsigned warps = (w.n + 31) / 32;
+  if (I.warp_events.size() < warps) I.warp_events.resize(warps);
+  for (unsigned i = 0; i < warps; ++i) I.warp_events[i].clear();
+  I.warp_live.assign(warps, 0);
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.th[t].st != St::done) ++I.warp_live[t / 32];
+  I.kcount.assign(I.sites.size() * w.n, 0);
+  I.wsync.assign(w.n, 0);
+  ++I.interval;  // a new block: no shared access of an earlier one counts
+  return I;
+}
+
+// Turns the pending accesses of warp `wi` into requests: the lanes that made their k-th access
+// at one site form one request, whose sectors are the distinct 32-byte segments they touch.
+void flush_warp(Instr& I, unsigned wi) {
+  std::vector<Event>& ev = I.warp_events[wi];
+  if (ev.empty()) return;
+  std::sort(ev.begin(), ev.end(),
+            [](const Event& a, const Event& b) { return a.site != b.site ? a.site < b.site : a.k < b.k; });
+  for (std::size_t i = 0; i < ev.size();) {
+    std::size_t j = i;
+    std::uint64_t bytes = 0;
+    I.segments.clear();
+    for (; j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k; ++j) {
+      bytes += ev[j].bytes;
+      for (std::uintptr_t seg = ev[j].addr >> 5; seg <= (ev[j].addr + ev[j].bytes - 1) >> 5; ++seg)
+        I.segments.push_back(seg);
+    }
+    std::sort(I.segments.begin(), I.segments.end());
+    const auto distinct = std::unique(I.segments.begin(), I.segments.end()) - I.segments.begin();
+    AccessStats& st = I.sites[ev[i].site].stats;
+    st.requests += 1;
+    st.sectors += static_cast<std::uint64_t>(distinct);
+    st.ideal_sectors += (bytes + 31) / 32;
+    i = j;
+  }
+  ev.clear();
+}
+
+void instr_flush_all(Worker& w) {
+  Instr& I = *w.instr;
+  for (unsigned i = 0; i < (w.n + 31) / 32; ++i) flush_warp(I, i);
+}
+
+void instr_thread_done(Worker& w, unsigned t) {
+  Instr& I = *w.instr;
+  if (--I.warp_live[t / 32] == 0) flush_warp(I, t / 32);
+}
+
+// A __syncthreads() let the block go on: a new interval for the race check, and no request
+// spans a barrier.
+void instr_barrier_released(Worker& w) {
+  instr_flush_all(w);
+  ++w.instr->interval;
+}
+
+std::string describe_thread(const Worker& w, int t) {
+  std::string s = "thread " + std::to_string(t);
+  const unsigned bx = w.g->block.x, by = w.g->block.y;
+  if (by > 1 || w.g->block.z > 1) {
+    const unsigned u = static_cast<unsigned>(t);
+    s += " (threadIdx " + std::to_string(u % bx) + "," + std::to_string(u / bx % by) + "," +
+         std::to_string(u / (bx * by)) + ")";
+  }
+  return s;
+}
+
+[[noreturn]] void report_race(Worker& w, std::size_t offset, unsigned bytes, int u, bool u_store, const char* ufile,
+                              int uline, int t, bool t_store, const char* file, int line) {
+  std::string name = "shared memory";
+  std::size_t base = 0;
+  for (const SharedName& n : w.shared_names)
+    if (offset >= n.offset && offset < n.offset + n.bytes) {
+      name = std::string("`") + n.name + "`";
+      base = n.offset;
+    }
+  if (base == 0 && offset < w.g->shared_bytes)
+    name = w.dynamic_name ? std::string("`") + w.dynamic_name + "` (extern __shared__)" : "extern __shared__ memory";
+  const std::size_t in = offset - base;
+  std::string why = "shared-memory race on " + name + " at byte offset " + std::to_string(in) + " (element " +
+                    std::to_string(in / (bytes ? bytes : 4)) + " of " + std::to_string(bytes) +
+                    " bytes): two threads touch it between the same two __syncthreads(), one of them writing:";
+  why += "\n    " + describe_thread(w, u) + (u_store ? " wrote it at " : " read it at ") + where(ufile, uline);
+  why += "\n    " + describe_thread(w, t) + (t_store ? " writes it at " : " reads it at ") + where(file, line);
+  why += "\n  Threads run in no particular order between barriers: put a __syncthreads() (reached by every thread "
+         "of the block) between one thread's write and another thread's access, or use an atomic.";
+  fault_here(w, why);
+}
+
+// One shared-memory access of the running thread, checked against the others' accesses since
+// the last barrier.
+void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, const char* file, int line) {
+  Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+  const int t = w.current;
+  auto unordered = [&](int u, std::uint32_t epoch) {
+    return u >= 0 && u != t && !(u / 32 == t / 32 && I.wsync[static_cast<unsigned>(u)] > epoch);
+  };
+  const std::size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
+  for (std::size_t word = offset / 4; word <= last && word < I.shadow.size(); ++word) {
+    Shadow& s = I.shadow[word];
+    if (s.interval != I.interval) {
+      s = Shadow{};
+      s.interval = I.interval;
+    }
+    if (unordered(s.writer, s.wepoch)) report_race(w, offset, bytes, s.writer, true, s.wfile, s.wline, t, store, file, line);
+    const std::uint32_t epoch = I.wsync[static_cast<unsigned>(t)];
+    if (store) {
+      for (int r = 0; r < 2; ++r)
+        if (unordered(s.reader[r], s.repoch[r]))
+          report_race(w, offset, bytes, s.reader[r], false, s.rfile[r], s.rline[r], t, true, file, line);
+      s.writer = t;
+      s.wfile = file;
+      s.wline = line;
+      s.wepoch = epoch;
+      s.reader[0] = s.reader[1] = -1;
+    } else {
+      const int slot = (s.reader[0] < 0 || s.reader[0] == t) ? 0 : (s.reader[1] < 0 || s.reader[1] == t) ? 1 : -1;
+      if (slot >= 0) {
+        s.reader[slot] = t;
+        s.rfile[slot] = file;
+        s.rline[slot] = line;
+        s.repoch[slot] = epoch;
+      }
+    }
+  }
+}
+
 // Runs all threads of block `linear` on the calling thread; returns false (message in the
 // worker) when the block faulted.
 bool run_block(const Grid& g, std::uint64_t linear) {
@@ -536,6 +740,9 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   w.th.assign(w.n, ThreadRec{});
   w.ready.clear();
   ++detail::block_generation;
+  w.instr_active = false;
+  w.shared_names.clear();
+  w.dynamic_name = nullptr;
   // Fresh for every block, and not zero: a read before any write shows up as garbage.
   w.shared_used = (g.shared_bytes + 15) / 16 * 16;
   if (g.shared_bytes) std::memset(w.shared, shared_poison_byte, g.shared_bytes);
@@ -557,6 +764,7 @@ bool run_block(const Grid& g, std::uint64_t linear) {
     if (w.live == 0) break;
     resolve_block(w);
   }
+  if (w.instr_active) instr_flush_all(w);
   if (w.fault) {
     // Threads left suspended are abandoned: their fibers start afresh for the next block.
     for (Fiber* f : w.fibers)
@@ -612,7 +820,42 @@ void* dynamic_shared_base() {
 
 namespace detail {
 
-void* shared_alloc(std::size_t bytes, std::size_t align, const char* what) {
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line) {
+  Worker* wp = tls_worker;
+  if (!wp || wp->current < 0 || !wp->g) return;  // not inside a kernel
+  Worker& w = *wp;
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
+  if (a >= sh && a < sh + kSharedLimit) {
+    shared_access(w, a - sh, bytes, store, file, line);
+    return;
+  }
+  const unsigned t = static_cast<unsigned>(w.current);
+  if (const Fiber* f = w.th[t].fiber) {
+    const auto lo = reinterpret_cast<std::uintptr_t>(f->mapping);
+    if (a >= lo && a < lo + f->mapped) return;  // the thread's own stack (local arrays)
+  }
+  Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+  const SiteKey key{file, line, store};
+  auto it = I.site_index.find(key);
+  std::uint32_t site;
+  if (it != I.site_index.end()) {
+    site = it->second;
+  } else {
+    site = static_cast<std::uint32_t>(I.sites.size());
+    I.sites.push_back(Site{key, static_cast<int>(bytes), AccessStats{}});
+    I.site_index.emplace(key, site);
+    I.kcount.resize(I.kcount.size() + w.n, 0);
+  }
+  const std::uint32_t k = I.kcount[std::size_t(site) * w.n + t]++;
+  I.warp_events[t / 32].push_back(Event{site, k, bytes, 0, a});
+}
+
+void name_dynamic_shared(const char* name) {
+  if (Worker* w = tls_worker) w->dynamic_name = name;
+}
+
+void* shared_alloc(std::size_t bytes, std::size_t align, const char* what, const char* name) {
   Worker& w = worker();
   const std::size_t at = (w.shared_used + align - 1) / align * align;
   if (align > 64 || at + bytes > kSharedLimit)
@@ -621,6 +864,7 @@ void* shared_alloc(std::size_t bytes, std::size_t align, const char* what) {
                       std::to_string(at + bytes - (w.g->shared_bytes + 15) / 16 * 16) + " bytes)");
   std::memset(w.shared + at, shared_poison_byte, bytes);
   w.shared_used = at + bytes;
+  if (name) w.shared_names.push_back(SharedName{at, bytes, name});
   return w.shared + at;
 }
 
@@ -628,7 +872,10 @@ int barrier(const char* file, int line, int pred) {
   Worker& w = worker();
   if (w.current < 0) return pred != 0;  // not inside a kernel
   ThreadRec& r = w.th[static_cast<std::size_t>(w.current)];
-  if (w.live == 1 && w.next >= w.n) return pred != 0;  // the only live thread: nothing to wait for
+  if (w.live == 1 && w.next >= w.n) {  // the only live thread: nothing to wait for
+    if (w.instr_active) instr_barrier_released(w);
+    return pred != 0;
+  }
   r.st = St::at_barrier;
   r.file = file;
   r.line = line;
@@ -696,8 +943,42 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
 
 }  // namespace detail
 
+namespace {
+std::mutex stats_mutex;
+MemoryStats last_stats;
+std::string last_fault;
+
+// The per-line statistics of one launch, merged from its workers.
+struct LaunchRecords {
+  std::mutex m;
+  std::map<std::tuple<std::string, int, bool>, LineStats> lines;
+
+  void merge(Instr& I) {
+    std::lock_guard<std::mutex> lock(m);
+    for (const Site& site : I.sites) {
+      LineStats& l = lines[{site.key.file ? site.key.file : "?", site.key.line, site.key.store}];
+      if (l.bytes == 0) {
+        l.file = site.key.file ? site.key.file : "?";
+        l.line = site.key.line;
+        l.store = site.key.store;
+        l.bytes = site.bytes;
+      }
+      l.stats.requests += site.stats.requests;
+      l.stats.sectors += site.stats.sectors;
+      l.stats.ideal_sectors += site.stats.ideal_sectors;
+    }
+    I.sites.clear();
+    I.site_index.clear();
+  }
+};
+}  // namespace
+
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex);
+    last_stats = MemoryStats{};
+  }
   if (sticky() != cudaSuccess) {
     record(sticky());
     return;
@@ -712,7 +993,8 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
   const Grid g{grid, block, shared_bytes, body, ctx, &site};
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   std::atomic<bool> failed{false};
-  auto work = [&g, &failed, blocks](std::atomic<std::uint64_t>* next) {
+  LaunchRecords records;
+  auto work = [&g, &failed, &records, blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
     for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
@@ -720,16 +1002,21 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
       if (run_block(g, b)) continue;
       if (failed.exchange(true)) break;  // report only the first fault of a launch
       Worker& w = worker();
-      std::fprintf(stderr,
-                   "%s:%d: error: kernel fault in %s, launched here with grid (%u,%u,%u) and block (%u,%u,%u); "
-                   "in block (%u,%u,%u):\n  %s\n",
-                   g.site->file, g.site->line, g.site->kernel, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
-                   g.block.z, blockIdx.x, blockIdx.y, blockIdx.z, w.message.c_str());
+      auto triple = [](unsigned x, unsigned y, unsigned z) {
+        return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+      };
+      const std::string text = where(g.site->file, g.site->line) + ": error: kernel fault in " + g.site->kernel +
+                               ", launched here with grid " + triple(g.grid.x, g.grid.y, g.grid.z) + " and block " +
+                               triple(g.block.x, g.block.y, g.block.z) + "; in block " +
+                               triple(blockIdx.x, blockIdx.y, blockIdx.z) + ":\n  " + w.message;
+      std::fprintf(stderr, "%s\n", text.c_str());
       std::fflush(stderr);
       std::lock_guard<std::mutex> lock(error_mutex);
       sticky_error = last_error = cudaErrorLaunchFailure;
+      last_fault = text;
     }
     Worker& w = worker();
+    if (w.instr && !w.instr->sites.empty()) records.merge(*w.instr);
     w.g = nullptr;
     w.current = -1;
   };
@@ -741,6 +1028,32 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
     std::lock_guard<std::mutex> lock(launch_mutex);
     pool().run_on_all([&] { work(&next); });
   }
+  if (site.instrumented || !records.lines.empty()) {
+    MemoryStats stats;
+    stats.instrumented = true;
+    for (auto& entry : records.lines) {
+      const LineStats& l = entry.second;
+      AccessStats& sum = l.store ? stats.stores : stats.loads;
+      sum.requests += l.stats.requests;
+      sum.sectors += l.stats.sectors;
+      sum.ideal_sectors += l.stats.ideal_sectors;
+      stats.lines.push_back(l);
+    }
+    std::stable_sort(stats.lines.begin(), stats.lines.end(),
+                     [](const LineStats& a, const LineStats& b) { return a.stats.sectors > b.stats.sectors; });
+    std::lock_guard<std::mutex> lock(stats_mutex);
+    last_stats = std::move(stats);
+  }
+}
+
+MemoryStats last_launch_memory_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return last_stats;
+}
+
+std::string last_fault_message() {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  return last_fault;
 }
 
 }  // namespace wb_emu

@@ -1,6 +1,6 @@
 // wb-emu-rewrite: turns a CUDA source file into C++ the host compiler accepts, for the CPU backend.
 //
-//   wb-emu-rewrite <input.cu> <output.cpp>
+//   wb-emu-rewrite [--instrument] <input.cu> <output.cpp>
 //
 // Two rewrites, everything else is copied byte for byte:
 //   kernel<<<grid, block[, shmem[, stream]]>>>(args)
@@ -13,6 +13,19 @@
 // Newlines inside a rewritten span are kept, and the output starts with a `#line 1 "<input>"`
 // after the prelude include, so compiler errors and __LINE__ point at the learner's file.
 // Comments, string and character literals are skipped, so `<<<` inside them is left alone.
+//
+// --instrument (a file built with WB_EMU_INSTRUMENT=1, see emu/include/wb_emu/instrument.hpp)
+// also makes its memory accesses recorded:
+//   a pointer parameter of a __global__ or __device__ function, `const float* __restrict__ in`
+//     -> `::wb_emu::gptr<const float> in`   (void pointers, references, arrays are left alone)
+//   __shared__ T name[dims];
+//     -> auto&& name = ::wb_emu::instrument_shared(::wb_emu::static_shared<T [dims]>([]{}, "name"));
+//   extern __shared__ T name[];
+//     -> const auto name = ::wb_emu::dynamic_shared_named<T>("name");
+//   in the body of such a function, a local pointer declared with an initializer,
+//   `const float4* v = reinterpret_cast<const float4*>(in);` -> `::wb_emu::gptr<const float4> v = ...;`
+//   reinterpret_cast<U*>(p)   -> ::wb_emu::instrumented_cast<U*>(p)   (a gptr stays a gptr)
+//   launches                  -> ::wb_emu::make_instrumented_launch(...)
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +35,8 @@
 #include <vector>
 
 namespace {
+
+bool instrument = false;
 
 struct Source {
   std::string text;
@@ -171,7 +186,7 @@ std::string rewrite_launch(const Source& src, std::size_t lt, std::size_t start,
   std::string args = s.substr(paren + 1, close - paren - 1);
   // Newlines between the callee and the config, and between config and args, are moved after
   // the rewritten text's opening so the total line count stays the same.
-  std::string out = "::wb_emu::make_launch(" + callee + ", \"" + escape(squeeze(callee)) +
+  std::string out = std::string(instrument ? "::wb_emu::make_instrumented_launch(" : "::wb_emu::make_launch(") + callee + ", \"" + escape(squeeze(callee)) +
                     "\", __FILE__, __LINE__, " + cfg + ")" + newlines_in(s.substr(gt, paren - gt)) +
                     "(" + args + ")";
   consumed_to = close + 1;
@@ -207,8 +222,11 @@ bool try_rewrite_extern_shared(const Source& src, std::size_t p, std::string& ou
     type.erase(al, close == std::string::npos ? std::string::npos : close - al + 1);
   }
   out = squeeze(type).empty() ? "" : type;
-  out = "auto* const " + name + " = ::wb_emu::dynamic_shared<" + type + ">()" +
-        newlines_in(s.substr(p, semi - p));
+  if (instrument)
+    out = "const auto " + name + " = ::wb_emu::dynamic_shared_named<" + type + ">(\"" + name + "\")" +
+          newlines_in(s.substr(p, semi - p));
+  else
+    out = "auto* const " + name + " = ::wb_emu::dynamic_shared<" + type + ">()" + newlines_in(s.substr(p, semi - p));
   consumed_to = semi;  // keep the ';'
   return true;
 }
@@ -267,16 +285,220 @@ bool try_rewrite_static_shared(const Source& src, std::size_t p, std::size_t cop
   if (name.empty() || squeeze(type).empty()) fail(src, p, "cannot read this __shared__ declaration: write `__shared__ T name[N];`");
   std::string squeezed_dims;
   for (char c : dims) if (c != '\n') squeezed_dims += c;
-  out = "auto& " + name + " = ::wb_emu::static_shared<" + prefix + type + " " + squeezed_dims + ">([]{})" +
-        newlines_in(s.substr(begin, semi - begin));
+  if (instrument)
+    out = "auto&& " + name + " = ::wb_emu::instrument_shared(::wb_emu::static_shared<" + prefix + type + " " +
+          squeezed_dims + ">([]{}, \"" + name + "\"))" + newlines_in(s.substr(begin, semi - begin));
+  else
+    out = "auto& " + name + " = ::wb_emu::static_shared<" + prefix + type + " " + squeezed_dims + ">([]{})" +
+          newlines_in(s.substr(begin, semi - begin));
   consumed_to = semi;  // keep the ';'
   return true;
+}
+bool word_at(const std::string& s, std::size_t i, const char* word) {
+  const std::size_t n = std::char_traits<char>::length(word);
+  return s.compare(i, n, word) == 0 && (i == 0 || !is_ident(s[i - 1])) && (i + n >= s.size() || !is_ident(s[i + n]));
+}
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// One parameter declaration: `const float* __restrict__ in` -> `::wb_emu::gptr<const float> in`;
+// anything else is returned unchanged.
+std::string rewrite_param(const std::string& param) {
+  if (param.find_first_of("([&.") != std::string::npos) return param;
+  std::string decl = param, def;
+  int depth = 0;
+  for (std::size_t i = 0; i < param.size(); ++i) {
+    const char c = param[i];
+    if (c == '<') ++depth;
+    else if (c == '>') --depth;
+    else if (c == '=' && depth == 0) {
+      decl = param.substr(0, i);
+      def = param.substr(i);
+      break;
+    }
+  }
+  std::size_t star = std::string::npos;
+  depth = 0;
+  for (std::size_t i = 0; i < decl.size(); ++i) {
+    if (decl[i] == '<') ++depth;
+    else if (decl[i] == '>') --depth;
+    else if (decl[i] == '*' && depth == 0) star = i;
+  }
+  if (star == std::string::npos) return param;
+  std::size_t lead = 0;
+  while (lead < decl.size() && std::isspace(static_cast<unsigned char>(decl[lead]))) ++lead;
+  std::string pointee = trim(decl.substr(lead, star - lead));
+  const std::string sq = squeeze(pointee);
+  if (pointee.empty() || sq == "void" || sq == "constvoid" || sq == "voidconst" || sq == "volatilevoid" ||
+      sq == "constvolatilevoid")
+    return param;
+  bool top_const = false;
+  std::string name;
+  const std::string after = decl.substr(star + 1);
+  for (std::size_t i = 0; i < after.size();) {
+    if (std::isspace(static_cast<unsigned char>(after[i]))) { ++i; continue; }
+    if (!is_ident(after[i])) return param;
+    std::size_t j = i;
+    while (j < after.size() && is_ident(after[j])) ++j;
+    const std::string w = after.substr(i, j - i);
+    if (w == "const") top_const = true;
+    else if (w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict") {
+    } else if (name.empty()) name = w;
+    else return param;
+    i = j;
+  }
+  for (char& c : pointee)
+    if (c == '\n') c = ' ';
+  return decl.substr(0, lead) + (top_const ? "const " : "") + "::wb_emu::gptr<" + pointee + ">" +
+         (name.empty() ? "" : " " + name) + newlines_in(decl.substr(lead)) + def;
+}
+
+// `__global__`/`__device__` at p: if a function's parameter list follows, rewrites its pointer
+// parameters; `open`/`close` are its brackets.
+bool try_rewrite_params(const Source& src, std::size_t p, std::string& out, std::size_t& open, std::size_t& close) {
+  const std::string& s = src.text;
+  std::size_t i = p + 10;  // both keywords have 10 characters
+  bool after_name = false;
+  while (i < s.size()) {
+    std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j; continue; }
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (is_ident(c)) {
+      std::size_t e = i;
+      while (e < s.size() && is_ident(s[e])) ++e;
+      const std::string w = s.substr(i, e - i);
+      i = e;
+      if (w == "__launch_bounds__" || w == "__align__" || w == "alignas" || w == "__attribute__" || w == "decltype") {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        if (i >= s.size() || s[i] != '(') return false;
+        i = matching_close(src, i) + 1;
+        after_name = false;
+        continue;
+      }
+      after_name = true;
+      continue;
+    }
+    if (c == ':' && i + 1 < s.size() && s[i + 1] == ':') { i += 2; after_name = false; continue; }
+    if (c == '*' || c == '&') { ++i; after_name = false; continue; }
+    if (c == '<') {
+      int depth = 0;
+      for (; i < s.size(); ++i) {
+        if (s[i] == '<') ++depth;
+        else if (s[i] == '>' && --depth == 0) break;
+        else if (s[i] == ';' || s[i] == '{') return false;
+      }
+      ++i;
+      after_name = false;
+      continue;
+    }
+    if (c == '(' && after_name) break;
+    return false;
+  }
+  if (i >= s.size()) return false;
+  open = i;
+  close = matching_close(src, open);
+  out.clear();
+  int depth = 0;
+  std::size_t start = open + 1;
+  for (std::size_t k = open + 1; k <= close; ++k) {
+    std::size_t j = skip_non_code(s, k);
+    if (j != k) { k = j - 1; continue; }
+    const char c = s[k];
+    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    else if ((c == ')' || c == ']' || c == '}' || c == '>') && k != close) --depth;
+    if ((c == ',' && depth == 0) || k == close) {
+      out += rewrite_param(s.substr(start, k - start));
+      if (k != close) out += ',';
+      start = k + 1;
+    }
+  }
+  return true;
+}
+// At i, the start of a statement in an instrumented function's body: `[const] T* [const] name =`
+// (one `*`, not void) becomes `[const] ::wb_emu::gptr<[const] T> name =`. Returns false otherwise.
+bool try_rewrite_local_pointer(const std::string& s, std::size_t i, std::string& out, std::size_t& consumed_to) {
+  std::size_t k = i;
+  std::string type;
+  bool any = false;
+  for (;;) {  // the type: identifiers, `::`, template arguments
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    if (k < s.size() && is_ident(s[k]) && !std::isdigit(static_cast<unsigned char>(s[k]))) {
+      std::size_t e = k;
+      while (e < s.size() && is_ident(s[e])) ++e;
+      const std::string w = s.substr(k, e - k);
+      static const char* const not_types[] = {"return", "case", "delete", "throw", "else", "do", "goto",
+                                              "sizeof", "new", "typedef", "using", "static_assert", "if",
+                                              "while", "for", "switch", "auto", "void"};
+      for (const char* kw : not_types)
+        if (w == kw) return false;
+      type += (type.empty() || type.back() == ':' || type.back() == '<' ? "" : " ") + w;
+      k = e;
+      any = true;
+      continue;
+    }
+    if (s.compare(k, 2, "::") == 0) { type += "::"; k += 2; continue; }
+    if (k < s.size() && s[k] == '<' && any) {
+      int depth = 0;
+      const std::size_t b = k;
+      for (; k < s.size(); ++k) {
+        if (s[k] == '<') ++depth;
+        else if (s[k] == '>' && --depth == 0) break;
+        else if (s[k] == ';' || s[k] == '{' || s[k] == '\n') return false;
+      }
+      if (k >= s.size()) return false;
+      ++k;
+      type += s.substr(b, k - b);
+      continue;
+    }
+    break;
+  }
+  if (!any || k >= s.size() || s[k] != '*') return false;
+  ++k;
+  bool top_const = false;
+  std::string name;
+  for (;;) {
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    if (k >= s.size() || !is_ident(s[k])) break;
+    std::size_t e = k;
+    while (e < s.size() && is_ident(s[e])) ++e;
+    const std::string w = s.substr(k, e - k);
+    k = e;
+    if (w == "const") top_const = true;
+    else if (w == "__restrict__" || w == "__restrict" || w == "volatile") {
+    } else if (name.empty()) name = w;
+    else return false;
+  }
+  if (name.empty() || k + 1 >= s.size() || s[k] != '=' || s[k + 1] == '=') return false;
+  const std::string sq = squeeze(type);
+  if (sq == "const" || sq == "volatile" || sq == "constvolatile") return false;
+  out = std::string(top_const ? "const " : "") + "::wb_emu::gptr<" + type + "> " + name + " ";
+  consumed_to = k;  // the '=' is copied
+  return true;
+}
+
+// Whether position i starts a statement: the previous code character is `;`, `{` or `}`.
+bool statement_start(const std::string& s, std::size_t i, std::size_t floor) {
+  std::size_t k = i;
+  while (k > floor && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
+  return k > floor && (s[k - 1] == ';' || s[k - 1] == '{' || s[k - 1] == '}');
 }
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--instrument") {
+    instrument = true;
+    ++argv;
+    --argc;
+  }
   if (argc != 3) {
-    std::cerr << "usage: wb-emu-rewrite <input.cu> <output.cpp>\n";
+    std::cerr << "usage: wb-emu-rewrite <input.cu> <output.cpp>\n"
+                 "       wb-emu-rewrite --instrument <input.cu> <output.cpp>   (memory accesses recorded)\n";
     return 2;
   }
   Source src;
@@ -289,8 +511,10 @@ int main(int argc, char** argv) {
     src.text = ss.str();
   }
   const std::string& s = src.text;
-  std::string out = "#include <wb_emu/kernel_prelude.hpp>\n#line 1 \"" + escape(src.path) + "\"\n";
+  std::string out = std::string("#include <wb_emu/kernel_prelude.hpp>\n") +
+                    (instrument ? "#include <wb_emu/instrument.hpp>\n" : "") + "#line 1 \"" + escape(src.path) + "\"\n";
   std::size_t copied = 0;  // s[copied, i) is pending copy
+  std::size_t body_begin = 0, body_end = 0;  // the body of the last instrumented function
   for (std::size_t i = 0; i < s.size();) {
     std::size_t j = skip_non_code(s, i);
     if (j != i) { i = j; continue; }
@@ -310,6 +534,40 @@ int main(int argc, char** argv) {
       out.append(s, copied, i - copied);
       out += rep;
       copied = i = next;
+      continue;
+    }
+    if (instrument && s[i] == '_' && (word_at(s, i, "__global__") || word_at(s, i, "__device__"))) {
+      std::size_t open = 0, close = 0;
+      if (try_rewrite_params(src, i, rep, open, close)) {
+        out.append(s, copied, open + 1 - copied);
+        out += rep;
+        copied = i = close;
+        // the body, if this is a definition
+        std::size_t b = close + 1;
+        while (b < s.size() && s[b] != '{' && s[b] != ';') b = skip_non_code(s, b) == b ? b + 1 : skip_non_code(s, b);
+        if (b < s.size() && s[b] == '{') {
+          body_begin = b;
+          body_end = matching_close(src, b);
+        }
+        continue;
+      }
+      i += 10;
+      continue;
+    }
+    if (instrument && i > body_begin && i < body_end && is_ident(s[i]) && (i == 0 || !is_ident(s[i - 1])) &&
+        statement_start(s, i, body_begin)) {
+      std::size_t next = 0;
+      if (try_rewrite_local_pointer(s, i, rep, next)) {
+        out.append(s, copied, i - copied);
+        out += rep;
+        copied = i = next;
+        continue;
+      }
+    }
+    if (instrument && s[i] == 'r' && word_at(s, i, "reinterpret_cast")) {
+      out.append(s, copied, i - copied);
+      out += "::wb_emu::instrumented_cast";
+      copied = i = i + 16;
       continue;
     }
     std::size_t begin = 0;

@@ -10,6 +10,13 @@ std::string describe(cudaError_t code, const char* expr, const char* file, int l
                   cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
   std::string hint = cuda_error_hint(code);
   if (!hint.empty()) s += "\n  " + hint;
+#ifdef WB_EMU
+  // The CPU backend knows what the kernel did wrong: the fault's diagnostic.
+  if (code == cudaErrorLaunchFailure) {
+    const std::string fault = wb_emu::last_fault_message();
+    if (!fault.empty()) s += "\n  " + fault;
+  }
+#endif
   return s;
 }
 

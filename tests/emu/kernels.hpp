@@ -32,3 +32,15 @@ struct Counters {
 };
 cudaError_t atomic_counters(Counters* c, int blocks, int threads);
 }  // namespace emu_test
+
+// instrumented.cu (built instrumented)
+namespace emu_test {
+cudaError_t access_rows(const float* in, float* out, int n, bool columns);  // n a multiple of 32
+cudaError_t copy_float4(const float4* in, float4* out, int n4);
+cudaError_t copy_stride2(const float* in, float* out, int n);  // in has 2n floats
+cudaError_t axpy_sum(const float* x, float* y, int n, float* sums);
+cudaError_t transpose(const float* in, float* out, int n, bool tiled);  // n a multiple of 32
+cudaError_t reduce(const float* in, float* out, int n, int threads, int variant);
+cudaError_t shared_count(const int* in, int* out, int n);
+cudaError_t syncwarp_exchange(int* out);
+}  // namespace emu_test

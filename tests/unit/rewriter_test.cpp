@@ -189,3 +189,23 @@ TEST_CASE("the rewritten fixture compiles and fills an array, end to end", "[rew
   CHECK(wrong == 0);
   CHECK(cudaFree(dev) == cudaSuccess);
 }
+
+TEST_CASE("the instrument mode turns pointer parameters, local pointers and shared arrays into recorded ones", "[rewriter][instrument]") {
+  const std::string out = out_dir + "/instrument." + std::to_string(getpid()) + ".cpp";
+  const Run r = rewrite_args("--instrument '" + fixtures + "/instrument.cu' '" + out + "'", out, "instrument");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.errors.empty());
+  const std::string& o = r.output;
+  REQUIRE_THAT(o, StartsWith("#include <wb_emu/kernel_prelude.hpp>\n#include <wb_emu/instrument.hpp>\n#line 1 \"" +
+                             fixtures + "/instrument.cu\"\n"));
+  CHECK_THAT(o, ContainsSubstring("__device__ float helper(::wb_emu::gptr<const float> p, int i)"));
+  CHECK_THAT(o, ContainsSubstring("warp_reduce(::wb_emu::gptr<volatile float> s, int t)"));
+  CHECK_THAT(o, ContainsSubstring("k(::wb_emu::gptr<const float> in,\n"
+                                  "                                         ::wb_emu::gptr<float> out, int n, "
+                                  "::wb_emu::gptr<float> total)"));
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float4> in4 = ::wb_emu::instrumented_cast<const float4*>(in);"));
+  CHECK_THAT(o, ContainsSubstring("auto&& sdata = ::wb_emu::instrument_shared(::wb_emu::static_shared< float  [B]>([]{}, \"sdata\"));"));
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch(k<256>, \"k<256>\""));
+  // the line count is kept, so __LINE__ and messages point at the learner's file
+  CHECK(lines_of(o).size() == lines_of(read(fixtures + "/instrument.cu")).size() + 3);  // the prelude's two #includes and #line
+}

@@ -28,16 +28,30 @@
 /// Atomics (`atomicAdd` & co.) are real host atomics, correct across worker threads.
 ///
 /// Launches complete before they return; errors follow CUDA's rules (configuration errors
-/// from cudaGetLastError, faults sticky until cudaDeviceReset).
+/// from cudaGetLastError, faults sticky until cudaDeviceReset). last_fault_message() gives the
+/// most recent fault's diagnostic (wb::CudaError appends it to cudaErrorLaunchFailure).
+///
+/// Instrumented builds (a kernel file built with INSTRUMENT: `wb-emu-rewrite --instrument`,
+/// WB_EMU_INSTRUMENT=1; see wb_emu/instrument.hpp for how and what is not covered): every access
+/// through the kernel's pointer parameters and its `__shared__` arrays is recorded with its
+/// source line. Global accesses are counted as a GPU counts them (last_launch_memory_stats():
+/// requests, 32-byte sectors and the ideal sector count, in total and per line); shared accesses
+/// are checked for races: two threads touching the same 4-byte word between two consecutive
+/// __syncthreads(), one writing, neither through an atomic, is a kernel fault naming both threads
+/// and both lines (accesses ordered by a __syncwarp() of their warp do not race). Threads run one
+/// after another between barriers here, so races are found from the records, not from timing.
+/// Files not built instrumented run exactly as before, at the same speed.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 // ---- CUDA's qualifiers, on the host ----
 /// \name CUDA's qualifiers
@@ -291,9 +305,10 @@ namespace wb_emu {
 
 /// Where a launch comes from, for messages.
 struct LaunchSite {
-  const char* kernel;  ///< the kernel's name as written at the launch
-  const char* file;    ///< the source file of the launch (the learner's .cu file)
-  int line;            ///< the line of the launch
+  const char* kernel;          ///< the kernel's name as written at the launch
+  const char* file;            ///< the source file of the launch (the learner's .cu file)
+  int line;                    ///< the line of the launch
+  bool instrumented = false;   ///< the kernel's file was built with WB_EMU_INSTRUMENT
 };
 
 /// Runs `body` once for every thread of the grid (blocks across worker threads), after
@@ -353,8 +368,43 @@ Launch<Kernel> make_launch(Kernel* kernel, const char* name, const char* file, i
   return Launch<Kernel>(kernel, LaunchSite{name, file, line}, grid, block, shared_bytes, stream);
 }
 
+/// As make_launch, for a file built instrumented (the rewriter's --instrument mode emits it).
+template <class Kernel>
+Launch<Kernel> make_instrumented_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid,
+                                        dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return Launch<Kernel>(kernel, LaunchSite{name, file, line, true}, grid, block, shared_bytes, stream);
+}
+
 /// Number of worker threads blocks are spread over (WB_EMU_THREADS, else the core count).
 int worker_count();
+
+// ---- what instrumented builds measure (see emu/include/wb_emu/instrument.hpp) ----
+
+/// Global-memory traffic, counted as a GPU's load/store units count it: a request is one warp's
+/// access at one instruction (the lanes that make their k-th access of that direction at that
+/// source line), its sectors the distinct 32-byte segments those lanes touch, and its ideal the
+/// fewest sectors their bytes could fill: ceil(lanes x bytes / 32).
+struct AccessStats {
+  std::uint64_t requests = 0, sectors = 0, ideal_sectors = 0;
+};
+/// One source line's loads or stores.
+struct LineStats {
+  std::string file;
+  int line = 0;        // 0: an access through `*p`, whose line is not known
+  bool store = false;
+  int bytes = 0;       // bytes per lane of the line's first access
+  AccessStats stats;
+};
+struct MemoryStats {
+  bool instrumented = false;     // false when the kernel's file was not built instrumented
+  AccessStats loads, stores;     // global memory, summed over the launch
+  std::vector<LineStats> lines;  // per source line and direction, most sectors first
+};
+/// The memory statistics of the most recent launch (not instrumented: `instrumented` is false).
+MemoryStats last_launch_memory_stats();
+/// The text of the most recent kernel fault, as printed to stderr ("" if none): different
+/// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
+std::string last_fault_message();
 
 }  // namespace wb_emu
 
@@ -367,7 +417,7 @@ namespace detail {
 /// Counts blocks started on this worker: static shared storage is re-carved when it changes.
 inline thread_local std::uint64_t block_generation = 0;
 /// `bytes` of the running block's shared arena, aligned to `align`, filled with shared_poison_byte.
-void* shared_alloc(std::size_t bytes, std::size_t align, const char* what);
+void* shared_alloc(std::size_t bytes, std::size_t align, const char* what, const char* name = nullptr);
 
 enum class WarpKind : int { syncwarp, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max };
 /// One lane's part in a warp operation: waits until every lane `mask` names has arrived,
@@ -400,6 +450,17 @@ A& static_shared(Key) {
   thread_local void* storage = nullptr;
   if (generation != detail::block_generation || storage == nullptr) {
     storage = detail::shared_alloc(sizeof(A), alignof(A) < 16 ? 16 : alignof(A), "__shared__");
+    generation = detail::block_generation;
+  }
+  return *static_cast<A*>(storage);
+}
+/// As above, naming the variable for the race check's messages (instrumented builds).
+template <class A, class Key>
+A& static_shared(Key, const char* name) {
+  thread_local std::uint64_t generation = 0;
+  thread_local void* storage = nullptr;
+  if (generation != detail::block_generation || storage == nullptr) {
+    storage = detail::shared_alloc(sizeof(A), alignof(A) < 16 ? 16 : alignof(A), "__shared__", name);
     generation = detail::block_generation;
   }
   return *static_cast<A*>(storage);

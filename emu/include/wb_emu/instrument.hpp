@@ -1,0 +1,277 @@
+/// \file
+/// \brief The CPU backend's instrumented mode: pointers and shared arrays that record each access.
+///
+/// A kernel file built instrumented (`wb-emu-rewrite --instrument`, compile definition
+/// WB_EMU_INSTRUMENT=1) includes this header, and the rewriter changes its declarations:
+///   - a pointer parameter of a `__global__` or `__device__` function, `const float* __restrict__ in`,
+///     becomes `::wb_emu::gptr<const float> in`;
+///   - `__shared__ T name[dims];` becomes a `sview` over the block's storage (scalars and arrays of
+///     structs stay plain references: not recorded);
+///   - `extern __shared__ T name[];` becomes a `gptr<T>`;
+///   - `reinterpret_cast<U*>(p)` of a gptr or sview gives a `gptr<U>`;
+///   - launches pass `instrumented` in their LaunchSite.
+/// `p[i]` (for a gptr or an sview) is a `ref<T>`: converting it to T records a load, assigning
+/// to it a store, `+=` & co. both, each with the file and line where the index was written.
+/// The runtime sorts each access by address: global memory goes to the launch's coalescing
+/// statistics (last_launch_memory_stats()), shared memory to the race check, the thread's own
+/// stack is ignored.
+///
+/// What is not recorded: `p->member` (gives a raw pointer), atomics (never part of a race),
+/// shared scalars and arrays of structs, anything reached through a raw pointer. `*p` is
+/// recorded with line 0. `&p[i]` is a gptr (atomicAdd & co. and __ldg take it). There is no
+/// implicit conversion to a raw pointer (`static_cast<T*>(p)` gives one, unrecorded): write
+/// `auto row = in + r * n;` rather than `const float* row = ...`. `p[i].x` does not compile for
+/// a struct element: copy the element out (`float4 v = p[i];`). `auto v = p[i];` keeps a ref,
+/// so each later use of `v` is a load.
+#pragma once
+
+#include <wb_emu/runtime.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace wb_emu {
+namespace detail {
+/// Records one access by the running kernel thread (nothing outside a kernel).
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line);
+/// Names the launch's dynamic shared memory (`extern __shared__ T name[];`) in race messages.
+void name_dynamic_shared(const char* name);
+}  // namespace detail
+
+/// An index, with where it was written: `p[i]` converts `i` to it, so the default arguments
+/// capture the line of the subscript.
+struct Index {
+  std::ptrdiff_t i;
+  const char* file;
+  int line;
+  template <class I, std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value, int> = 0>
+  Index(I v, const char* f = __builtin_FILE(), int l = __builtin_LINE())  // NOLINT: implicit on purpose
+      : i(static_cast<std::ptrdiff_t>(v)), file(f), line(l) {}
+};
+
+template <class T>
+class gptr;
+
+/// One element of recorded memory: a load when read, a store when written.
+template <class T>
+class ref {
+ public:
+  using value_type = std::remove_cv_t<T>;
+  ref(T* p, const char* file, int line) : p_(p), file_(file), line_(line) {}
+  ref(const ref&) = default;
+
+  value_type load() const {
+    detail::record_access(p_, sizeof(T), false, file_, line_);
+    return *p_;
+  }
+  void store(const value_type& v) const {
+    detail::record_access(p_, sizeof(T), true, file_, line_);
+    *p_ = v;
+  }
+  operator value_type() const { return load(); }  // NOLINT: implicit on purpose
+  const ref& operator=(const value_type& v) const {
+    store(v);
+    return *this;
+  }
+  const ref& operator=(const ref& o) const {
+    store(o.load());
+    return *this;
+  }
+#define WB_EMU_REF_OP(op)                             \
+  const ref& operator op##=(const value_type& v) const { \
+    value_type x = load();                            \
+    x op## = v;                                       \
+    store(x);                                         \
+    return *this;                                     \
+  }
+  WB_EMU_REF_OP(+)
+  WB_EMU_REF_OP(-)
+  WB_EMU_REF_OP(*)
+  WB_EMU_REF_OP(/)
+  WB_EMU_REF_OP(%)
+  WB_EMU_REF_OP(&)
+  WB_EMU_REF_OP(|)
+  WB_EMU_REF_OP(^)
+  WB_EMU_REF_OP(<<)
+  WB_EMU_REF_OP(>>)
+#undef WB_EMU_REF_OP
+  const ref& operator++() const { return *this += value_type(1); }
+  const ref& operator--() const { return *this -= value_type(1); }
+  value_type operator++(int) const {
+    value_type x = load();
+    store(x + value_type(1));
+    return x;
+  }
+  value_type operator--(int) const {
+    value_type x = load();
+    store(x - value_type(1));
+    return x;
+  }
+  /// The element's address, still recorded through.
+  gptr<T> operator&() const { return gptr<T>(p_); }
+
+ private:
+  T* p_;
+  const char* file_;
+  int line_;
+};
+
+/// A pointer whose element accesses are recorded (see the file comment).
+template <class T>
+class gptr {
+ public:
+  using element_type = T;
+  gptr() = default;
+  gptr(std::nullptr_t) {}  // NOLINT
+  template <class U, std::enable_if_t<std::is_convertible<U*, T*>::value, int> = 0>
+  gptr(U* p) : p_(p) {}  // NOLINT: kernels are called with raw pointers
+  template <class U, std::enable_if_t<std::is_convertible<U*, T*>::value, int> = 0>
+  gptr(gptr<U> o) : p_(o.get()) {}  // NOLINT
+
+  T* get() const { return p_; }
+  explicit operator T*() const { return p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+
+  ref<T> operator[](Index i) const { return ref<T>(p_ + i.i, i.file, i.line); }
+  ref<T> operator*() const { return ref<T>(p_, nullptr, 0); }
+  T* operator->() const { return p_; }
+
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  gptr operator+(I n) const { return gptr(p_ + n); }
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  friend gptr operator+(I n, gptr p) { return gptr(p.p_ + n); }
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  gptr operator-(I n) const { return gptr(p_ - n); }
+  std::ptrdiff_t operator-(gptr o) const { return p_ - o.p_; }
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  gptr& operator+=(I n) { p_ += n; return *this; }
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  gptr& operator-=(I n) { p_ -= n; return *this; }
+  gptr& operator++() { ++p_; return *this; }
+  gptr& operator--() { --p_; return *this; }
+  gptr operator++(int) { gptr o = *this; ++p_; return o; }
+  gptr operator--(int) { gptr o = *this; --p_; return o; }
+
+  friend bool operator==(gptr a, gptr b) { return a.p_ == b.p_; }
+  friend bool operator!=(gptr a, gptr b) { return a.p_ != b.p_; }
+  friend bool operator<(gptr a, gptr b) { return a.p_ < b.p_; }
+  friend bool operator>(gptr a, gptr b) { return a.p_ > b.p_; }
+  friend bool operator<=(gptr a, gptr b) { return a.p_ <= b.p_; }
+  friend bool operator>=(gptr a, gptr b) { return a.p_ >= b.p_; }
+  friend bool operator==(gptr a, std::nullptr_t) { return a.p_ == nullptr; }
+  friend bool operator!=(gptr a, std::nullptr_t) { return a.p_ != nullptr; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+/// A `__shared__` array (A is `E[N]`, maybe multi-dimensional) whose element accesses are recorded.
+template <class A>
+class sview {
+  static_assert(std::is_array<A>::value, "sview is for arrays");
+  using E = std::remove_extent_t<A>;
+
+ public:
+  explicit sview(A& a) : a_(&a) {}
+  decltype(auto) operator[](Index i) const {
+    if constexpr (std::is_array<E>::value) {
+      return sview<E>((*a_)[i.i]);
+    } else if constexpr (std::is_class<E>::value) {
+      return static_cast<E&>((*a_)[i.i]);  // structs: not recorded
+    } else {
+      return ref<E>(&(*a_)[i.i], i.file, i.line);
+    }
+  }
+  gptr<E> decay() const { return gptr<E>(&(*a_)[0]); }
+  template <class U, std::enable_if_t<std::is_convertible<E*, U*>::value, int> = 0>
+  operator gptr<U>() const { return gptr<U>(&(*a_)[0]); }  // NOLINT: arrays decay
+  explicit operator E*() const { return &(*a_)[0]; }
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  gptr<E> operator+(I n) const { return decay() + n; }
+  ref<E> operator*() const { return *decay(); }
+
+ private:
+  A* a_;
+};
+
+/// What an instrumented `__shared__` declaration binds its name to.
+template <class A>
+decltype(auto) instrument_shared(A& a) {
+  if constexpr (std::is_array<A>::value) {
+    return sview<A>(a);
+  } else {
+    return static_cast<A&>(a);  // scalars: not recorded
+  }
+}
+
+template <class T>
+gptr<T> dynamic_shared_named(const char* name) {
+  detail::name_dynamic_shared(name);
+  return gptr<T>(dynamic_shared<T>());
+}
+
+template <class T>
+struct is_recorded : std::false_type {};
+template <class T>
+struct is_recorded<gptr<T>> : std::true_type {};
+template <class A>
+struct is_recorded<sview<A>> : std::true_type {};
+
+template <class T>
+gptr<T> as_gptr(gptr<T> p) { return p; }
+template <class A>
+auto as_gptr(const sview<A>& v) { return v.decay(); }
+
+/// `reinterpret_cast` in an instrumented file: a gptr or an sview cast to `U*` stays recorded.
+template <class To, class From>
+decltype(auto) instrumented_cast(From&& f) {
+  using F = std::remove_cv_t<std::remove_reference_t<From>>;
+  if constexpr (is_recorded<F>::value && std::is_pointer<To>::value) {
+    return gptr<std::remove_pointer_t<To>>(reinterpret_cast<To>(as_gptr(f).get()));
+  } else {
+    return reinterpret_cast<To>(f);
+  }
+}
+}  // namespace wb_emu
+
+// Atomics through a recorded pointer act on the raw memory (atomics are not recorded).
+#define WB_EMU_GPTR_ATOMIC(name)                                                          \
+  template <class T, class... A>                                                          \
+  auto name(::wb_emu::gptr<T> p, A... a)->decltype(name(p.get(), a...)) {                \
+    return name(p.get(), a...);                                                           \
+  }
+WB_EMU_GPTR_ATOMIC(atomicAdd)
+WB_EMU_GPTR_ATOMIC(atomicSub)
+WB_EMU_GPTR_ATOMIC(atomicAnd)
+WB_EMU_GPTR_ATOMIC(atomicOr)
+WB_EMU_GPTR_ATOMIC(atomicXor)
+WB_EMU_GPTR_ATOMIC(atomicExch)
+WB_EMU_GPTR_ATOMIC(atomicMax)
+WB_EMU_GPTR_ATOMIC(atomicMin)
+WB_EMU_GPTR_ATOMIC(atomicCAS)
+WB_EMU_GPTR_ATOMIC(atomicInc)
+WB_EMU_GPTR_ATOMIC(atomicDec)
+#undef WB_EMU_GPTR_ATOMIC
+
+// Cache-hinted loads and stores through a recorded pointer are recorded, at the call's line.
+#define WB_EMU_GPTR_LOAD(name)                                                                           \
+  template <class T>                                                                                     \
+  inline std::remove_cv_t<T> name(::wb_emu::gptr<T> p, const char* f = __builtin_FILE(),                 \
+                                  int l = __builtin_LINE()) {                                            \
+    return ::wb_emu::ref<T>(p.get(), f, l).load();                                                       \
+  }
+#define WB_EMU_GPTR_STORE(name)                                                                          \
+  template <class T>                                                                                     \
+  inline void name(::wb_emu::gptr<T> p, std::remove_cv_t<T> v, const char* f = __builtin_FILE(),         \
+                   int l = __builtin_LINE()) {                                                           \
+    ::wb_emu::ref<T>(p.get(), f, l).store(v);                                                            \
+  }
+WB_EMU_GPTR_LOAD(__ldg)
+WB_EMU_GPTR_LOAD(__ldcs)
+WB_EMU_GPTR_LOAD(__ldcg)
+WB_EMU_GPTR_LOAD(__ldlu)
+WB_EMU_GPTR_STORE(__stcs)
+WB_EMU_GPTR_STORE(__stcg)
+WB_EMU_GPTR_STORE(__stwt)
+#undef WB_EMU_GPTR_LOAD
+#undef WB_EMU_GPTR_STORE

@@ -1,0 +1,49 @@
+// emu-bench: emulated threads per second of the CPU backend, for a kernel without barriers and
+// with 1 and 8 __syncthreads() per thread, built plain and instrumented.
+//   emu-bench [--quick]      (WB_EMU_THREADS sets the worker threads)
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+namespace bench_plain {
+cudaError_t run(const float* in, float* out, int n, int threads, int barriers);
+}
+namespace bench_instr {
+cudaError_t run(const float* in, float* out, int n, int threads, int barriers);
+}
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const int n = quick ? 1 << 14 : 1 << 22;
+  float *in = nullptr, *out = nullptr;
+  if (cudaMalloc(&in, n * sizeof(float)) != cudaSuccess || cudaMalloc(&out, n * sizeof(float)) != cudaSuccess) return 1;
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 100);
+  std::printf("CPU backend, %d worker threads, %d threads per launch, blocks of 256\n", wb_emu::worker_count(), n);
+  std::printf("%-14s %-13s %16s\n", "build", "barriers", "threads/s");
+  using Run = cudaError_t (*)(const float*, float*, int, int, int);
+  const struct {
+    const char* name;
+    Run run;
+  } builds[] = {{"plain", bench_plain::run}, {"instrumented", bench_instr::run}};
+  int status = 0;
+  for (const auto& b : builds)
+    for (int barriers : {0, 1, 8}) {
+      if (b.run(in, out, n, 256, barriers) != cudaSuccess) status = 1;  // warm-up
+      const auto t0 = std::chrono::steady_clock::now();
+      int reps = 0;
+      double seconds = 0;
+      do {
+        if (b.run(in, out, n, 256, barriers) != cudaSuccess) status = 1;
+        ++reps;
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      } while (seconds < (quick ? 0.05 : 1.0));
+      const bool right = out[5] == (barriers == 0 ? 2.0f * in[5] : in[6] + barriers);
+      if (!right) status = 1;
+      std::printf("%-14s %-13d %16.3g%s\n", b.name, barriers, double(n) * reps / seconds, right ? "" : "  WRONG RESULT");
+    }
+  cudaFree(in);
+  cudaFree(out);
+  return status;
+}
