@@ -385,20 +385,24 @@ int worker_count();
 /// source line), its sectors the distinct 32-byte segments those lanes touch, and its ideal the
 /// fewest sectors their bytes could fill: ceil(lanes x bytes / 32).
 struct AccessStats {
-  std::uint64_t requests = 0, sectors = 0, ideal_sectors = 0;
+  std::uint64_t requests = 0;       ///< warp requests
+  std::uint64_t sectors = 0;        ///< 32-byte sectors they touched
+  std::uint64_t ideal_sectors = 0;  ///< the fewest sectors their bytes could have filled
 };
 /// One source line's loads or stores.
 struct LineStats {
-  std::string file;
-  int line = 0;        // 0: an access through `*p`, whose line is not known
-  bool store = false;
-  int bytes = 0;       // bytes per lane of the line's first access
-  AccessStats stats;
+  std::string file;     ///< the kernel's source file
+  int line = 0;         ///< its line; 0 for an access through `*p`, whose line is not known
+  bool store = false;   ///< stores (true) or loads (false)
+  int bytes = 0;        ///< bytes per lane of the line's first access
+  AccessStats stats;    ///< the line's requests and sectors
 };
+/// What an instrumented launch did to global memory.
 struct MemoryStats {
-  bool instrumented = false;     // false when the kernel's file was not built instrumented
-  AccessStats loads, stores;     // global memory, summed over the launch
-  std::vector<LineStats> lines;  // per source line and direction, most sectors first
+  bool instrumented = false;     ///< false when the kernel's file was not built instrumented
+  AccessStats loads;             ///< global-memory loads, summed over the launch
+  AccessStats stores;            ///< global-memory stores, summed over the launch
+  std::vector<LineStats> lines;  ///< per source line and direction, most sectors first
 };
 /// The memory statistics of the most recent launch (not instrumented: `instrumented` is false).
 MemoryStats last_launch_memory_stats();
