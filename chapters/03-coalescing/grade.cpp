@@ -29,6 +29,15 @@ std::string two_decimals(double v) {
   return b;
 }
 
+// "/home/me/workbook/chapters/03-coalescing/transpose.cu" -> "chapters/03-coalescing/transpose.cu"
+std::string from_repo_root(const std::string& path) {
+  for (const char* top : {"chapters/", "solutions/", "tests/"}) {
+    const auto at = path.rfind(top);
+    if (at != std::string::npos) return path.substr(at);
+  }
+  return path;
+}
+
 std::string shape(int rows, int cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
 
 // The chapter's own explanation of a wrong transpose, in matrix coordinates.
@@ -157,7 +166,7 @@ TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per
     std::string worst;
     for (const auto& l : stats.lines)
       if (l.store == store) {
-        worst = " (worst at " + l.file + ":" + std::to_string(l.line) + ")";
+        worst = " (worst at " + from_repo_root(l.file) + ":" + std::to_string(l.line) + ")";
         break;
       }
     problems += std::string(problems.empty() ? "" : "; ") + line + worst;
