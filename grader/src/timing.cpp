@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -65,7 +66,12 @@ double rse(const std::vector<double>& v) {
 
 }  // namespace
 
-std::vector<Timing> time_interleaved(const std::vector<Timed>& contenders, double bytes, const TimingOptions& o) {
+std::vector<Timing> time_interleaved(const std::vector<Timed>& contenders, double bytes, const TimingOptions& options) {
+  TimingOptions o = options;
+  if (const char* env = std::getenv("WB_TIMING_BUDGET_S")) {  // e.g. a test suite that only needs the checks
+    const double b = std::atof(env);
+    if (b > 0) o.budget_s = b;
+  }
   if (cpu_backend()) throw std::logic_error("time_interleaved: the CPU backend has no meaningful timings");
   L2Flusher l2;
   Events ev;

@@ -35,7 +35,7 @@ struct TimingOptions {
   int min_samples = 10;   ///< samples per contender before the standard error is looked at
   int max_samples = 200;  ///< samples per contender at most
   double target_rse = 0.005;  ///< stop once every contender's standard error is this small...
-  double budget_s = 3.0;      ///< ...or this much wall time has been spent
+  double budget_s = 3.0;      ///< ...or this much wall time has been spent (`WB_TIMING_BUDGET_S` overrides)
 };
 
 /// Times the contenders interleaved (round by round, order alternating), flushing L2 before every
