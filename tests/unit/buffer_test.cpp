@@ -201,3 +201,16 @@ TEST_CASE("compare() of a poisoned buffer the kernel never wrote says nothing wa
   CHECK(c.pattern == wb::Pattern::nothing_written);
   CHECK(c.unwritten == 1000);
 }
+
+TEST_CASE("compare_unchanged() accepts an untouched input and names a changed one", "[buffer]") {
+  const std::vector<float> original{1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f};
+  wb::DeviceBuffer<float> in(original);
+  CHECK(wb::compare_unchanged(original, in, "a", "c").ok());
+  run_write_at(in.data(), 4, 1, 42.0f);
+  const wb::Comparison c = wb::compare_unchanged(original, in, "a", "c");
+  CHECK(c.pattern == wb::Pattern::chapter_specific);
+  CHECK(c.wrong == 1);
+  CHECK(c.first_wrong == 4);
+  CHECK_THAT(c.message(), Catch::Matchers::ContainsSubstring("the kernel changed its input a: only c may be written"));
+  CHECK_THAT(c.message(), Catch::Matchers::ContainsSubstring("a[4]: expected 5, got 42"));
+}

@@ -82,6 +82,21 @@ Comparison compare(const std::vector<double>& expected, const DeviceBuffer<T>& o
   return compare_values(expected, got, unwritten, out.guard_hits(), options);
 }
 
+/// Checks that a kernel left one of its inputs as it was: a change is reported as "the kernel
+/// changed its input <name>: only <outputs> may be written".
+template <class T>
+Comparison compare_unchanged(const std::vector<T>& original, const DeviceBuffer<T>& input, const std::string& name,
+                             const std::string& outputs) {
+  CompareOptions same;
+  same.array = name;
+  Comparison c = compare(std::vector<double>(original.begin(), original.end()), input, same);
+  if (!c.ok()) {
+    c.pattern = Pattern::chapter_specific;
+    c.diagnosis = "the kernel changed its input " + name + ": only " + outputs + " may be written";
+  }
+  return c;
+}
+
 /// Records a failed comparison for the grader's summary; used by WB_REQUIRE_MATCH.
 void note_failure(const Comparison& c);
 
