@@ -105,7 +105,8 @@ TEST_CASE("__syncthreads in a divergent branch is a fault naming both barriers, 
   CHECK_THAT(err, Catch::Matchers::ContainsSubstring(a));
   CHECK_THAT(err, Catch::Matchers::ContainsSubstring(b));
   CHECK_THAT(err, Catch::Matchers::ContainsSubstring("divergent_barrier_kernel"));
-  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("block (0,0,0)"));
+  // both blocks fault; with several workers either may be the one reported
+  CHECK((err.find("in block (0,0,0)") != std::string::npos || err.find("in block (1,0,0)") != std::string::npos));
   CHECK_THAT(err, Catch::Matchers::ContainsSubstring("different __syncthreads() barriers"));
   // the fault is sticky until the device is reset, as on a GPU
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
