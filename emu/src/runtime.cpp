@@ -737,6 +737,10 @@ std::string past_end(std::uintptr_t n) {
   return n == 0 ? "just past the end of" : std::to_string(n) + " bytes past the end of";
 }
 
+const char* kDynamicHint =
+    "\n  The third launch argument is the size in bytes of the extern __shared__ array: give it enough for every "
+    "element the kernel uses (kernel<<<grid, block, count * sizeof(T)>>>), or keep the index below that count.";
+
 const char* kIndexHint =
     "\n  An index must be from 0 to its extent - 1: check the bounds of the index that is out of range "
     "(a GPU does not check them: it reads or overwrites other data, or stops with an illegal address).";
@@ -756,6 +760,9 @@ const char* kIndexHint =
     if (static_cast<std::ptrdiff_t>(n.offset) <= offset && (!below || n.offset > below->offset)) below = &n;
   const std::ptrdiff_t past_static = below ? offset - static_cast<std::ptrdiff_t>(below->offset + below->bytes) : -1;
   std::string why;
+  const char* hint = kIndexHint;
+  if (offset >= dyn || (given > 0 && w.dynamic_name && (past_static < 0 || dyn - offset <= past_static)))
+    hint = kDynamicHint;
   if (offset >= dyn && given == 0) {
     why = access + " of " + dname + "[" + std::to_string((offset - dyn) / size) +
           "]: the launch gave no dynamic shared memory (its third argument, kernel<<<grid, block, bytes>>>, is 0 or "
@@ -777,7 +784,7 @@ const char* kIndexHint =
     why = access + " of " + std::to_string(bytes) + " bytes " + std::to_string(-offset) +
           " bytes before the first __shared__ array, in no __shared__ array, " + at_thread(file, line);
   }
-  fault_here(w, why + kIndexHint);
+  fault_here(w, why + hint);
 }
 
 // Whether [offset, offset + bytes) of the arena is inside the dynamic region or one static array.
