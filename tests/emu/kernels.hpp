@@ -9,6 +9,7 @@ cudaError_t block_sums(const int* in, int n, long long* total, int threads);  //
 cudaError_t early_return_rotate(const int* in, int* out, int n, int threads);
 cudaError_t divergent_barrier();  // faults at the lines marked `// barrier A` and `// barrier B`
 cudaError_t syncthreads_count(int* out, int threads);
+cudaError_t barrier_never_reached();  // faults: lane 5 at `// barrier C`, the rest at `// shuffle C`
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);

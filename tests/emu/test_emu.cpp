@@ -114,6 +114,22 @@ TEST_CASE("__syncthreads in a divergent branch is a fault naming both barriers, 
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 
+TEST_CASE("a warp waiting for a lane that waits at a __syncthreads() is a fault naming both, not a hang",
+          "[emu][barrier]") {
+  cudaError_t e = cudaSuccess;
+  const std::string err = capture_stderr([&] { e = emu_test::barrier_never_reached(); });
+  CHECK(e == cudaErrorLaunchFailure);
+  const std::string shuffle = "__shfl_xor_sync at " + std::string(EMU_TEST_DIR) + "/barriers.cu:" +
+                              std::to_string(line_of("barriers.cu", "// shuffle C"));
+  const std::string barrier = "waits at __syncthreads() at " + std::string(EMU_TEST_DIR) + "/barriers.cu:" +
+                              std::to_string(line_of("barriers.cu", "// barrier C"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(shuffle + ", warp 0, mask 0xffffffff: lanes 0-4, 6-31 wait for "
+                                                               "lanes that never come:"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("lane 5 (thread 5) " + barrier));
+  CHECK(wb_emu::last_fault_message() + "\n" == err);
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+}
+
 TEST_CASE("shared memory is poisoned at the start of every block", "[emu][shared]") {
   const int blocks = 64;
   unsigned* s = device_array<unsigned>(blocks);
