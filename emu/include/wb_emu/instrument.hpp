@@ -14,7 +14,9 @@
 /// to it a store, `+=` & co. both, each with the file and line where the index was written.
 /// The runtime sorts each access by address: global memory goes to the launch's coalescing
 /// statistics (last_launch_memory_stats()), shared memory to the race check, the thread's own
-/// stack is ignored.
+/// stack is ignored. An access out of bounds is a kernel fault before it happens: a shared address
+/// in no `__shared__` array and not in the launch's dynamic region, a global one outside every
+/// cudaMalloc/cudaMallocHost allocation; an sview also checks each index against its extent.
 ///
 /// What is not recorded: `p->member` (gives a raw pointer), atomics (never part of a race),
 /// shared scalars and arrays of structs, anything reached through a raw pointer. `*p` is
