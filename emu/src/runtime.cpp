@@ -44,7 +44,8 @@ cudaError_t sticky() {
 
 // ---- emulated device memory: host allocations, tracked so that misuse is reported ----
 std::mutex alloc_mutex;
-std::map<std::uintptr_t, std::size_t> allocations;  // base -> bytes
+std::map<std::uintptr_t, std::size_t> allocations;       // base -> bytes (cudaMalloc)
+std::map<std::uintptr_t, std::size_t> host_allocations;  // base -> bytes (cudaMallocHost: kernels may use it)
 
 bool in_allocation(const void* p, std::size_t bytes) {
   auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -236,6 +237,12 @@ struct Grid {
 };
 
 constexpr std::size_t kSharedLimit = 48 * 1024;
+// Each worker's shared memory is a mapping of its own: kSharedSlack bytes, the kSharedLimit-byte
+// arena, kSharedSlack bytes. Static __shared__ arrays are carved from the arena's start, the
+// launch's dynamic region ends at its end, so an index past the dynamic region lands in the slack
+// after it, where no allocation can be: instrumented accesses there are reported as past the bytes
+// the launch gave (and a plain build reads or writes unused memory instead of the worker's state).
+constexpr std::size_t kSharedSlack = 64 * 1024;
 
 // ---- instrumentation (files built with WB_EMU_INSTRUMENT): per-worker records ----
 struct SiteKey {
@@ -305,19 +312,39 @@ struct Worker {
   // reused across blocks
   std::vector<Fiber*> fibers;      // all of this worker's fibers
   std::vector<Fiber*> idle_list;   // those parked with no thread to run
-  alignas(64) unsigned char shared[kSharedLimit + 64];
-  std::size_t shared_used = 0;
+  unsigned char* shared = nullptr;  // the arena (see kSharedSlack)
+  std::size_t shared_used = 0;     // static storage carved so far, from the arena's start
+  std::size_t dynamic_base = kSharedLimit;  // where the launch's dynamic region starts in the arena
   // instrumentation: `instr_active` once the running block has recorded an access
   bool instr_active = false;
   Instr* instr = nullptr;
   std::vector<SharedName> shared_names;
   const char* dynamic_name = nullptr;
+  // instrumentation: allocations recently found to hold an access (cleared at every launch)
+  struct Range {
+    std::uintptr_t lo = 0, hi = 0;
+  };
+  Range alloc_cache[4];
+  unsigned alloc_cache_next = 0;
 };
+
+unsigned char* map_shared_arena() {
+  void* m = mmap(nullptr, kSharedSlack + kSharedLimit + kSharedSlack, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    std::fprintf(stderr, "wb_emu: cannot map shared memory\n");
+    std::abort();
+  }
+  return static_cast<unsigned char*>(m) + kSharedSlack;
+}
 
 thread_local Worker* tls_worker = nullptr;
 
 Worker& worker() {
-  if (!tls_worker) tls_worker = new Worker;  // one per OS thread, kept for the process
+  if (!tls_worker) {  // one per OS thread, kept for the process
+    tls_worker = new Worker;
+    tls_worker->shared = map_shared_arena();
+  }
   return *tls_worker;
 }
 
@@ -672,8 +699,10 @@ std::string describe_thread(const Worker& w, int t) {
       name = std::string("`") + n.name + "`";
       base = n.offset;
     }
-  if (base == 0 && offset < w.g->shared_bytes)
+  if (offset >= w.dynamic_base) {
     name = w.dynamic_name ? std::string("`") + w.dynamic_name + "` (extern __shared__)" : "extern __shared__ memory";
+    base = w.dynamic_base;
+  }
   const std::size_t in = offset - base;
   std::string why = "shared-memory race on " + name + " at byte offset " + std::to_string(in) + " (element " +
                     std::to_string(in / (bytes ? bytes : 4)) + " of " + std::to_string(bytes) +
@@ -683,6 +712,164 @@ std::string describe_thread(const Worker& w, int t) {
   why += "\n  Threads run in no particular order between barriers: put a __syncthreads() (reached by every thread "
          "of the block) between one thread's write and another thread's access, or use an atomic.";
   fault_here(w, why);
+}
+
+// ---- instrumentation: accesses out of bounds ----
+
+std::string triple(unsigned x, unsigned y, unsigned z) {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+// "at file:line, block (x,y,z), thread (x,y,z)": where the running kernel thread is.
+std::string at_thread(const char* file, int line) {
+  return "at " + where(file, line) + ", block " + triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " +
+         triple(threadIdx.x, threadIdx.y, threadIdx.z);
+}
+
+std::string hex_address(std::uintptr_t a) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(a));
+  return b;
+}
+
+// "N bytes past the end of", or "just past the end of" when N is 0.
+std::string past_end(std::uintptr_t n) {
+  return n == 0 ? "just past the end of" : std::to_string(n) + " bytes past the end of";
+}
+
+const char* kDynamicHint =
+    "\n  The third launch argument is the size in bytes of the extern __shared__ array: give it enough for every "
+    "element the kernel uses (kernel<<<grid, block, count * sizeof(T)>>>), or keep the index below that count.";
+
+const char* kIndexHint =
+    "\n  An index must be from 0 to its extent - 1: check the bounds of the index that is out of range "
+    "(a GPU does not check them: it reads or overwrites other data, or stops with an illegal address).";
+
+// An access to shared memory at `offset` from the arena's start (negative: before it) that is in
+// no static __shared__ array and not in the launch's dynamic region.
+[[noreturn]] void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store, const char* file,
+                                       int line) {
+  const std::string access = store ? "write" : "read";
+  const auto dyn = static_cast<std::ptrdiff_t>(w.dynamic_base);
+  const std::size_t given = w.g->shared_bytes;
+  const std::string dname = w.dynamic_name ? w.dynamic_name : "extern __shared__ memory";
+  const unsigned size = bytes ? bytes : 1;
+  // the nearest static array below the access, if any
+  const SharedName* below = nullptr;
+  for (const SharedName& n : w.shared_names)
+    if (static_cast<std::ptrdiff_t>(n.offset) <= offset && (!below || n.offset > below->offset)) below = &n;
+  const std::ptrdiff_t past_static = below ? offset - static_cast<std::ptrdiff_t>(below->offset + below->bytes) : -1;
+  std::string why;
+  const char* hint = kIndexHint;
+  if (offset >= dyn || (given > 0 && w.dynamic_name && (past_static < 0 || dyn - offset <= past_static)))
+    hint = kDynamicHint;
+  if (offset >= dyn && given == 0) {
+    why = access + " of " + dname + "[" + std::to_string((offset - dyn) / size) +
+          "]: the launch gave no dynamic shared memory (its third argument, kernel<<<grid, block, bytes>>>, is 0 or "
+          "missing) " + at_thread(file, line);
+  } else if (offset >= dyn) {
+    const std::ptrdiff_t in = offset - dyn;
+    why = access + " of " + dname + "[" + std::to_string(in / size) + "]: byte " + std::to_string(in) +
+          " is past the " + std::to_string(given) + " bytes the launch gave (its third argument) " +
+          at_thread(file, line);
+  } else if (given > 0 && w.dynamic_name && (past_static < 0 || dyn - offset <= past_static)) {
+    const std::ptrdiff_t in = dyn - offset;
+    why = access + " of " + dname + "[-" + std::to_string((in + size - 1) / size) + "]: " + std::to_string(in) +
+          " bytes before the start of the " + std::to_string(given) + " bytes the launch gave " + at_thread(file, line);
+  } else if (below) {
+    why = access + " of " + std::to_string(bytes) + " bytes " + past_end(static_cast<std::uintptr_t>(past_static)) + " `" +
+          below->name + "` (its " + std::to_string(below->bytes) + " bytes), in no __shared__ array, " +
+          at_thread(file, line);
+  } else {
+    why = access + " of " + std::to_string(bytes) + " bytes " + std::to_string(-offset) +
+          " bytes before the first __shared__ array, in no __shared__ array, " + at_thread(file, line);
+  }
+  fault_here(w, why + hint);
+}
+
+// Whether [offset, offset + bytes) of the arena is inside the dynamic region or one static array.
+bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes) {
+  if (offset < 0) return false;
+  const auto o = static_cast<std::size_t>(offset);
+  if (o >= w.dynamic_base) return o + bytes <= w.dynamic_base + w.g->shared_bytes;
+  for (const SharedName& n : w.shared_names)
+    if (o >= n.offset && o + bytes <= n.offset + n.bytes) return true;
+  return false;
+}
+
+// An access outside every allocation: say where it is from the nearest one.
+[[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file,
+                                       int line) {
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  const char* kind = "cudaMalloc";
+  bool found = false;
+  {
+    std::lock_guard<std::mutex> lock(alloc_mutex);
+    auto consider = [&](const std::map<std::uintptr_t, std::size_t>& m, const char* k) {
+      auto distance = [a](std::uintptr_t lo, std::size_t n) { return a < lo ? lo - a : a - (lo + n); };
+      auto it = m.upper_bound(a);
+      if (it != m.end() && (!found || distance(it->first, it->second) < distance(base, size))) {
+        base = it->first, size = it->second, kind = k, found = true;
+      }
+      if (it != m.begin()) {
+        --it;
+        if (!found || distance(it->first, it->second) < distance(base, size))
+          base = it->first, size = it->second, kind = k, found = true;
+      }
+    };
+    consider(allocations, "cudaMalloc");
+    consider(host_allocations, "cudaMallocHost");
+  }
+  const unsigned n = bytes ? bytes : 1;
+  std::string why = std::string(store ? "write" : "read") + " of " + std::to_string(bytes) +
+                    " bytes outside every cudaMalloc allocation " + at_thread(file, line) + ": ";
+  if (a < 65536) {
+    why += "the address is " + hex_address(a) + ", a null pointer (plus an index)";
+  } else if (found && a >= base + size && a - (base + size) <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + past_end(a - (base + size)) + " the " + std::to_string(size) +
+           "-byte " + kind + " allocation at " + hex_address(base) + " (index " + std::to_string((a - base) / n) +
+           " of " + std::to_string(n) + "-byte elements from its start, which has " + std::to_string(size / n) + ")";
+  } else if (found && a < base && base - a <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + std::to_string(base - a) + " bytes before the start of the " + std::to_string(size) + "-byte " +
+           kind + " allocation at " + hex_address(base) + " (index -" + std::to_string((base - a + n - 1) / n) + " of " +
+           std::to_string(n) + "-byte elements)";
+  } else {
+    why += "the address " + hex_address(a) + " is far from every allocation (a host pointer, a freed allocation or "
+           "a wild index)";
+  }
+  why += "\n  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress) or lets it read or "
+         "overwrite another array; check the index against the array's size.";
+  fault_here(w, why);
+}
+
+}  // namespace
+}  // namespace wb_emu
+
+// The program's own static data (`__device__` and `__constant__` variables live there on this backend).
+extern "C" char etext[], end[];  // NOLINT: the linker's names
+
+namespace wb_emu {
+namespace {
+
+// Whether a global access lies in an allocation (cudaMalloc, cudaMallocHost) or the program's
+// static data; the allocations found are cached per worker for the launch.
+bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
+  const std::uintptr_t e = a + (bytes ? bytes : 1);
+  for (const Worker::Range& r : w.alloc_cache)
+    if (a >= r.lo && e <= r.hi) return true;
+  if (a >= reinterpret_cast<std::uintptr_t>(::etext) && e <= reinterpret_cast<std::uintptr_t>(::end)) return true;
+  std::lock_guard<std::mutex> lock(alloc_mutex);
+  for (const auto* m : {&allocations, &host_allocations}) {
+    auto it = m->upper_bound(a);
+    if (it == m->begin()) continue;
+    --it;
+    if (e <= it->first + it->second) {
+      w.alloc_cache[w.alloc_cache_next++ % 4] = Worker::Range{it->first, it->first + it->second};
+      return true;
+    }
+  }
+  return false;
 }
 
 // One shared-memory access of the running thread, checked against the others' accesses since
@@ -744,8 +931,9 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   w.shared_names.clear();
   w.dynamic_name = nullptr;
   // Fresh for every block, and not zero: a read before any write shows up as garbage.
-  w.shared_used = (g.shared_bytes + 15) / 16 * 16;
-  if (g.shared_bytes) std::memset(w.shared, shared_poison_byte, g.shared_bytes);
+  w.shared_used = 0;
+  w.dynamic_base = kSharedLimit - (g.shared_bytes + 15) / 16 * 16;
+  if (g.shared_bytes) std::memset(w.shared + w.dynamic_base, shared_poison_byte, g.shared_bytes);
   for (;;) {
     if (w.fault) break;
     if (!w.ready.empty()) {
@@ -815,7 +1003,7 @@ int worker_count() {
 
 void* dynamic_shared_base() {
   Worker* w = tls_worker;
-  return w && w->g && w->g->shared_bytes ? w->shared : nullptr;
+  return w && w->g && w->g->shared_bytes ? w->shared + w->dynamic_base : nullptr;
 }
 
 namespace detail {
@@ -826,8 +1014,10 @@ void record_access(const volatile void* addr, unsigned bytes, bool store, const 
   Worker& w = *wp;
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
   const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
-  if (a >= sh && a < sh + kSharedLimit) {
-    shared_access(w, a - sh, bytes, store, file, line);
+  if (a + kSharedSlack >= sh && a < sh + kSharedLimit + kSharedSlack) {
+    const auto offset = static_cast<std::ptrdiff_t>(a - sh);
+    if (!shared_in_bounds(w, offset, bytes)) shared_out_of_bounds(w, offset, bytes, store, file, line);
+    shared_access(w, static_cast<std::size_t>(offset), bytes, store, file, line);
     return;
   }
   const unsigned t = static_cast<unsigned>(w.current);
@@ -835,6 +1025,7 @@ void record_access(const volatile void* addr, unsigned bytes, bool store, const 
     const auto lo = reinterpret_cast<std::uintptr_t>(f->mapping);
     if (a >= lo && a < lo + f->mapped) return;  // the thread's own stack (local arrays)
   }
+  if (!global_in_bounds(w, a, bytes)) global_out_of_bounds(w, a, bytes, store, file, line);
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
   const SiteKey key{file, line, store};
   auto it = I.site_index.find(key);
@@ -851,17 +1042,45 @@ void record_access(const volatile void* addr, unsigned bytes, bool store, const 
   I.warp_events[t / 32].push_back(Event{site, k, bytes, 0, a});
 }
 
-void name_dynamic_shared(const char* name) {
-  if (Worker* w = tls_worker) w->dynamic_name = name;
+void* name_dynamic_shared(const char* name) {
+  Worker* w = tls_worker;
+  if (!w || !w->g) return nullptr;
+  w->dynamic_name = name;
+  return w->shared + w->dynamic_base;
+}
+
+SharedSubscript* keep_bad_subscript(const SharedSubscript& s) {
+  thread_local SharedSubscript slots[8];
+  thread_local unsigned next = 0;
+  SharedSubscript* slot = &slots[next++ % 8];
+  *slot = s;
+  return slot;
+}
+
+void shared_index_fault(const SharedSubscript& s, const char* access, const char* file, int line) {
+  static const char* const ordinal[] = {"first", "second", "third", "fourth"};
+  std::string text = std::string(access) + " of " + (s.name ? s.name : "a __shared__ array");
+  for (int i = 0; i < s.count; ++i) text += i < 4 ? "[" + std::to_string(s.index[i]) + "]" : std::string("[..]");
+  text += ": the ";
+  if (s.rank > 1) text += std::string(s.bad < 4 ? ordinal[s.bad] : "next") + " ";
+  text += "index ";
+  const std::ptrdiff_t bad = s.bad < 4 ? s.index[s.bad] : 0;
+  text += bad < 0 ? "is negative " : "is past its extent " + std::to_string(s.extent) + " ";
+  Worker* w = tls_worker;
+  if (!w || w->current < 0 || !w->g) {
+    std::fprintf(stderr, "wb_emu: %s at %s\n", text.c_str(), where(file, line).c_str());
+    std::abort();
+  }
+  fault_here(*w, text + at_thread(file, line) + kIndexHint);
 }
 
 void* shared_alloc(std::size_t bytes, std::size_t align, const char* what, const char* name) {
   Worker& w = worker();
   const std::size_t at = (w.shared_used + align - 1) / align * align;
-  if (align > 64 || at + bytes > kSharedLimit)
+  if (align > 64 || at + bytes > w.dynamic_base)
     fault_here(w, std::string(what) + " storage of this block needs more than " + std::to_string(kSharedLimit / 1024) +
                       " KiB of shared memory (dynamic " + std::to_string(w.g->shared_bytes) + " bytes + static " +
-                      std::to_string(at + bytes - (w.g->shared_bytes + 15) / 16 * 16) + " bytes)");
+                      std::to_string(at + bytes) + " bytes)");
   std::memset(w.shared + at, shared_poison_byte, bytes);
   w.shared_used = at + bytes;
   if (name) w.shared_names.push_back(SharedName{at, bytes, name});
@@ -997,6 +1216,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
   auto work = [&g, &failed, &records, blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
+    for (Worker::Range& r : worker().alloc_cache) r = Worker::Range{};  // allocations may have changed
     for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
                           (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
       if (run_block(g, b)) continue;
@@ -1150,9 +1370,18 @@ cudaError_t cudaFree(void* ptr) {
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
   *ptr = bytes ? std::malloc(bytes) : nullptr;
-  return (bytes && !*ptr) ? record(cudaErrorMemoryAllocation) : cudaSuccess;
+  if (bytes && !*ptr) return record(cudaErrorMemoryAllocation);
+  if (*ptr) {
+    std::lock_guard<std::mutex> lock(alloc_mutex);
+    host_allocations[reinterpret_cast<std::uintptr_t>(*ptr)] = bytes;
+  }
+  return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* ptr) {
+  if (ptr) {
+    std::lock_guard<std::mutex> lock(alloc_mutex);
+    host_allocations.erase(reinterpret_cast<std::uintptr_t>(ptr));
+  }
   std::free(ptr);
   return cudaSuccess;
 }

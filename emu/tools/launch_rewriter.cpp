@@ -19,7 +19,8 @@
 //   a pointer parameter of a __global__ or __device__ function, `const float* __restrict__ in`
 //     -> `::wb_emu::gptr<const float> in`   (void pointers, references, arrays are left alone)
 //   __shared__ T name[dims];
-//     -> auto&& name = ::wb_emu::instrument_shared(::wb_emu::static_shared<T [dims]>([]{}, "name"));
+//     -> auto&& name = ::wb_emu::instrument_shared(::wb_emu::static_shared<T [dims]>([]{}, "name"), "name");
+//        (its indices are checked against the extents)
 //   extern __shared__ T name[];
 //     -> const auto name = ::wb_emu::dynamic_shared_named<T>("name");
 //   in the body of such a function, a local pointer declared with an initializer,
@@ -287,7 +288,7 @@ bool try_rewrite_static_shared(const Source& src, std::size_t p, std::size_t cop
   for (char c : dims) if (c != '\n') squeezed_dims += c;
   if (instrument)
     out = "auto&& " + name + " = ::wb_emu::instrument_shared(::wb_emu::static_shared<" + prefix + type + " " +
-          squeezed_dims + ">([]{}, \"" + name + "\"))" + newlines_in(s.substr(begin, semi - begin));
+          squeezed_dims + ">([]{}, \"" + name + "\"), \"" + name + "\")" + newlines_in(s.substr(begin, semi - begin));
   else
     out = "auto& " + name + " = ::wb_emu::static_shared<" + prefix + type + " " + squeezed_dims + ">([]{})" +
           newlines_in(s.substr(begin, semi - begin));

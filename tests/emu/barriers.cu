@@ -56,6 +56,26 @@ cudaError_t divergent_barrier() {
   return e;
 }
 
+// Lane 5 waits at a __syncthreads() that the other lanes of its warp never reach: they wait at
+// a shuffle that lane 5 never reaches.
+__global__ void stuck_kernel(int* out) {
+  int v = static_cast<int>(threadIdx.x);
+  if (threadIdx.x == 5)
+    __syncthreads();  // barrier C
+  else
+    v = __shfl_xor_sync(0xffffffffu, v, 1);  // shuffle C
+  out[threadIdx.x] = v;
+}
+
+cudaError_t barrier_never_reached() {
+  int* out = nullptr;
+  cudaMalloc(&out, 32 * sizeof(int));
+  stuck_kernel<<<1, 32>>>(out);
+  cudaError_t e = cudaDeviceSynchronize();
+  cudaFree(out);
+  return e;
+}
+
 __global__ void syncthreads_count_kernel(int* out) {
   const int c = __syncthreads_count(threadIdx.x % 3 == 0);
   out[threadIdx.x] = c;

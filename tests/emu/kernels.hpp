@@ -9,6 +9,7 @@ cudaError_t block_sums(const int* in, int n, long long* total, int threads);  //
 cudaError_t early_return_rotate(const int* in, int* out, int n, int threads);
 cudaError_t divergent_barrier();  // faults at the lines marked `// barrier A` and `// barrier B`
 cudaError_t syncthreads_count(int* out, int threads);
+cudaError_t barrier_never_reached();  // faults: lane 5 at `// barrier C`, the rest at `// shuffle C`
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);
@@ -43,4 +44,14 @@ cudaError_t transpose(const float* in, float* out, int n, bool tiled);  // n a m
 cudaError_t reduce(const float* in, float* out, int n, int threads, int variant);
 cudaError_t shared_count(const int* in, int* out, int n);
 cudaError_t syncwarp_exchange(int* out);
+}  // namespace emu_test
+
+// bounds.cu (built instrumented): accesses out of bounds
+namespace emu_test {
+cudaError_t tile_access(float* out, int row, int col, bool write);  // by thread (5,3) of blocks of 32x4
+cudaError_t shifted_values(int* out, int shift);                     // values[threadIdx.x + shift], 256 threads
+cudaError_t tile_through_pointer(float* out, int i);                 // tile[31] as a pointer, element i
+cudaError_t neighbours(const float* in, float* out, int threads, int shared_bytes);  // < 0: no third argument
+cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int blocks, int threads);
+cudaError_t write_one_past(float* out, int n);
 }  // namespace emu_test

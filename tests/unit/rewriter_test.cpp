@@ -204,7 +204,7 @@ TEST_CASE("the instrument mode turns pointer parameters, local pointers and shar
                                   "                                         ::wb_emu::gptr<float> out, int n, "
                                   "::wb_emu::gptr<float> total)"));
   CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float4> in4 = ::wb_emu::instrumented_cast<const float4*>(in);"));
-  CHECK_THAT(o, ContainsSubstring("auto&& sdata = ::wb_emu::instrument_shared(::wb_emu::static_shared< float  [B]>([]{}, \"sdata\"));"));
+  CHECK_THAT(o, ContainsSubstring("auto&& sdata = ::wb_emu::instrument_shared(::wb_emu::static_shared< float  [B]>([]{}, \"sdata\"), \"sdata\");"));
   CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch(k<256>, \"k<256>\""));
   // the line count is kept, so __LINE__ and messages point at the learner's file
   CHECK(lines_of(o).size() == lines_of(read(fixtures + "/instrument.cu")).size() + 3);  // the prelude's two #includes and #line

@@ -14,7 +14,9 @@
 /// to it a store, `+=` & co. both, each with the file and line where the index was written.
 /// The runtime sorts each access by address: global memory goes to the launch's coalescing
 /// statistics (last_launch_memory_stats()), shared memory to the race check, the thread's own
-/// stack is ignored.
+/// stack is ignored. An access out of bounds is a kernel fault before it happens: a shared address
+/// in no `__shared__` array and not in the launch's dynamic region, a global one outside every
+/// cudaMalloc/cudaMallocHost allocation; an sview also checks each index against its extent.
 ///
 /// What is not recorded: `p->member` (gives a raw pointer), atomics (never part of a race),
 /// shared scalars and arrays of structs, anything reached through a raw pointer. `*p` is
@@ -32,10 +34,28 @@
 
 namespace wb_emu {
 namespace detail {
-/// Records one access by the running kernel thread (nothing outside a kernel).
+/// Records one access by the running kernel thread (nothing outside a kernel). An address that is
+/// in no allocation, or past the shared memory the block has, is a kernel fault (never returns).
 void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line);
-/// Names the launch's dynamic shared memory (`extern __shared__ T name[];`) in race messages.
-void name_dynamic_shared(const char* name);
+/// Names the launch's dynamic shared memory (`extern __shared__ T name[];`) in messages and
+/// returns its start (the end of the region when the launch gave none, so any access is past it).
+void* name_dynamic_shared(const char* name);
+
+/// The subscripts of a `__shared__` array written so far, kept so that an index past its extent
+/// can be reported with every index ("tile[3][40]"), and the first index that was out of range.
+struct SharedSubscript {
+  const char* name = nullptr;
+  std::ptrdiff_t index[4] = {0, 0, 0, 0};  ///< the first 4 indices (more are shown as [..])
+  int count = 0;                           ///< how many indices were written
+  int rank = 0;                            ///< the array's number of dimensions
+  int bad = -1;                            ///< which index is out of range (0 is the first), -1: none
+  std::size_t extent = 0;                  ///< the extent that index went past
+};
+/// A slot (one of a few per kernel thread, reused in turn) that keeps an out-of-range
+/// subscript until the element is read or written.
+SharedSubscript* keep_bad_subscript(const SharedSubscript& s);
+/// The fault for an out-of-range subscript of a `__shared__` array: "read of tile[3][40]: ...".
+[[noreturn]] void shared_index_fault(const SharedSubscript& s, const char* access, const char* file, int line);
 }  // namespace detail
 
 /// An index, with where it was written: `p[i]` converts `i` to it, so the default arguments
@@ -57,14 +77,17 @@ template <class T>
 class ref {
  public:
   using value_type = std::remove_cv_t<T>;
-  ref(T* p, const char* file, int line) : p_(p), file_(file), line_(line) {}
+  ref(T* p, const char* file, int line, const detail::SharedSubscript* bad = nullptr)
+      : p_(p), file_(file), line_(line), bad_(bad) {}
   ref(const ref&) = default;
 
   value_type load() const {
+    if (bad_) detail::shared_index_fault(*bad_, "read", file_, line_);
     detail::record_access(p_, sizeof(T), false, file_, line_);
     return *p_;
   }
   void store(const value_type& v) const {
+    if (bad_) detail::shared_index_fault(*bad_, "write", file_, line_);
     detail::record_access(p_, sizeof(T), true, file_, line_);
     *p_ = v;
   }
@@ -114,6 +137,7 @@ class ref {
   T* p_;
   const char* file_;
   int line_;
+  const detail::SharedSubscript* bad_;  // an index of a __shared__ array out of range: fault on use
 };
 
 /// A pointer whose element accesses are recorded (see the file comment).
@@ -165,21 +189,38 @@ class gptr {
   T* p_ = nullptr;
 };
 
-/// A `__shared__` array (A is `E[N]`, maybe multi-dimensional) whose element accesses are recorded.
+/// A `__shared__` array (A is `E[N]`, maybe multi-dimensional) whose element accesses are
+/// recorded, and whose indices are checked against its extents: an index out of range is a kernel
+/// fault when the element is read or written ("read of tile[3][40]: the second index is past its
+/// extent 33"), or at once for an array of structs, whose elements are not recorded.
 template <class A>
 class sview {
   static_assert(std::is_array<A>::value, "sview is for arrays");
   using E = std::remove_extent_t<A>;
+  template <class>
+  friend class sview;
 
  public:
-  explicit sview(A& a) : a_(&a) {}
+  sview(A& a, const char* name) : a_(&a) {
+    path_.name = name;
+    path_.rank = static_cast<int>(std::rank<A>::value);
+  }
   decltype(auto) operator[](Index i) const {
+    detail::SharedSubscript path = path_;
+    if (path.count < 4) path.index[path.count] = i.i;
+    constexpr std::size_t extent = std::extent<A>::value;
+    if (path.bad < 0 && (i.i < 0 || static_cast<std::size_t>(i.i) >= extent)) {
+      path.bad = path.count;
+      path.extent = extent;
+    }
+    ++path.count;
     if constexpr (std::is_array<E>::value) {
-      return sview<E>((*a_)[i.i]);
+      return sview<E>((*a_)[i.i], path);
     } else if constexpr (std::is_class<E>::value) {
+      if (path.bad >= 0) detail::shared_index_fault(path, "access", i.file, i.line);
       return static_cast<E&>((*a_)[i.i]);  // structs: not recorded
     } else {
-      return ref<E>(&(*a_)[i.i], i.file, i.line);
+      return ref<E>(&(*a_)[i.i], i.file, i.line, path.bad < 0 ? nullptr : detail::keep_bad_subscript(path));
     }
   }
   gptr<E> decay() const { return gptr<E>(&(*a_)[0]); }
@@ -191,14 +232,16 @@ class sview {
   ref<E> operator*() const { return *decay(); }
 
  private:
+  sview(A& a, const detail::SharedSubscript& path) : a_(&a), path_(path) {}
   A* a_;
+  detail::SharedSubscript path_;
 };
 
 /// What an instrumented `__shared__` declaration binds its name to.
 template <class A>
-decltype(auto) instrument_shared(A& a) {
+decltype(auto) instrument_shared(A& a, const char* name) {
   if constexpr (std::is_array<A>::value) {
-    return sview<A>(a);
+    return sview<A>(a, name);
   } else {
     return static_cast<A&>(a);  // scalars: not recorded
   }
@@ -206,8 +249,7 @@ decltype(auto) instrument_shared(A& a) {
 
 template <class T>
 gptr<T> dynamic_shared_named(const char* name) {
-  detail::name_dynamic_shared(name);
-  return gptr<T>(dynamic_shared<T>());
+  return gptr<T>(static_cast<T*>(detail::name_dynamic_shared(name)));
 }
 
 template <class T>

@@ -40,6 +40,9 @@
 /// __syncthreads(), one writing, neither through an atomic, is a kernel fault naming both threads
 /// and both lines (accesses ordered by a __syncwarp() of their warp do not race). Threads run one
 /// after another between barriers here, so races are found from the records, not from timing.
+/// Accesses out of bounds are kernel faults naming the access, its line and the block and thread:
+/// an index of a `__shared__` array past its extent, an `extern __shared__` index past the bytes
+/// the launch gave, a shared pointer in no array, a global access outside every allocation.
 /// Files not built instrumented run exactly as before, at the same speed.
 #pragma once
 

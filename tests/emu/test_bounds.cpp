@@ -1,0 +1,197 @@
+// Out-of-bounds accesses in instrumented builds (tests/emu/bounds.cu is built with INSTRUMENT):
+// an index past a __shared__ array's extent or past the launch's dynamic shared memory, and a
+// global access outside every allocation, are kernel faults naming the line, the array and the
+// block and thread; correct kernels raise none.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "kernels.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+template <class T>
+T* device_array(std::size_t n, T fill = T{}) {
+  T* p = nullptr;
+  REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
+  for (std::size_t i = 0; i < n; ++i) p[i] = fill;
+  return p;
+}
+
+template <class F>
+std::string capture_stderr(F f) {
+  std::fflush(stderr);
+  char path[] = "/tmp/wb-emu-test-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  const int saved = dup(2);
+  dup2(fd, 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  unlink(path);
+  return ss.str();
+}
+
+// "<dir>/bounds.cu:<line>" of the line marked `// line: <marker>`.
+std::string at(const char* marker) {
+  const std::string file = std::string(EMU_TEST_DIR) + "/bounds.cu";
+  std::ifstream in(file);
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line)
+    if (text.find(std::string("// line: ") + marker) != std::string::npos) return file + ":" + std::to_string(line);
+  FAIL("marker not found: " << marker);
+  return "";
+}
+
+// Runs `launch`, which must fault; returns the fault's text after checking that stderr, the
+// error code and last_fault_message() agree, and resets the device.
+template <class F>
+std::string fault_of(F launch) {
+  cudaError_t e = cudaSuccess;
+  const std::string err = capture_stderr([&] { e = launch(); });
+  CHECK(e == cudaErrorLaunchFailure);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);  // sticky, as on a GPU
+  CHECK(wb_emu::last_fault_message() + "\n" == err);
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  return err;
+}
+
+// Runs `launch`, which must succeed without a word on stderr.
+template <class F>
+void no_fault(F launch) {
+  cudaError_t e = cudaErrorUnknown;
+  const std::string err = capture_stderr([&] { e = launch(); });
+  CHECK(e == cudaSuccess);
+  CHECK(err.empty());
+}
+
+}  // namespace
+
+TEST_CASE("an index past an extent of a __shared__ array names the array, every index, the line and the thread",
+          "[emu][instrument][bounds]") {
+  float* out = device_array<float>(1, 0.0f);
+  no_fault([&] { return emu_test::tile_access(out, 3, 32, false); });  // column 32 is the padding: in bounds
+  CHECK(*out != *out);  // never written (the fill covers columns 0-31): poison, a NaN
+
+  std::string err = fault_of([&] { return emu_test::tile_access(out, 3, 40, false); });
+  CHECK_THAT(err, ContainsSubstring("kernel fault in tile_kernel"));
+  CHECK_THAT(err, ContainsSubstring("read of tile[3][40]: the second index is past its extent 33 at " +
+                                    at("tile read") + ", block (0,0,0), thread (5,3,0)"));
+  CHECK_THAT(err, ContainsSubstring("An index must be from 0 to its extent - 1"));
+
+  err = fault_of([&] { return emu_test::tile_access(out, 32, 0, true); });
+  CHECK_THAT(err, ContainsSubstring("write of tile[32][0]: the first index is past its extent 32 at " +
+                                    at("tile write") + ", block (0,0,0), thread (5,3,0)"));
+
+  err = fault_of([&] { return emu_test::tile_access(out, -1, 7, false); });
+  CHECK_THAT(err, ContainsSubstring("read of tile[-1][7]: the first index is negative at " + at("tile read")));
+
+  int* values = device_array<int>(256, -1);
+  err = fault_of([&] { return emu_test::shifted_values(values, 1); });
+  CHECK_THAT(err, ContainsSubstring("read of values[256]: the index is past its extent 256 at " + at("values read") +
+                                    ", block (0,0,0), thread (255,0,0)"));
+  no_fault([&] { return emu_test::shifted_values(values, 0); });
+  CHECK(values[255] == 255);
+  cudaFree(out);
+  cudaFree(values);
+}
+
+TEST_CASE("a pointer into a __shared__ array that leaves every array is a fault", "[emu][instrument][bounds]") {
+  float* out = device_array<float>(1, 0.0f);
+  no_fault([&] { return emu_test::tile_through_pointer(out, 0); });
+  CHECK(*out == 1.0f);
+  // tile[31] + 33 is the first byte after the tile: no __shared__ array is there
+  const std::string err = fault_of([&] { return emu_test::tile_through_pointer(out, 33); });
+  CHECK_THAT(err, ContainsSubstring("read of 4 bytes just past the end of `tile` (its 4224 bytes), in no __shared__ "
+                                    "array, at " + at("through pointer") + ", block (0,0,0), thread (0,0,0)"));
+  cudaFree(out);
+}
+
+TEST_CASE("extern __shared__ is sized by the launch's third argument: reading past it is a fault",
+          "[emu][instrument][bounds]") {
+  const int threads = 256;
+  float* in = device_array<float>(threads, 2.0f);
+  float* out = device_array<float>(threads, 0.0f);
+  std::string err = fault_of([&] { return emu_test::neighbours(in, out, threads, threads * sizeof(float)); });
+  CHECK_THAT(err, ContainsSubstring("kernel fault in neighbour_kernel"));
+  CHECK_THAT(err, ContainsSubstring("read of buf[256]: byte 1024 is past the 1024 bytes the launch gave (its third "
+                                    "argument) at " + at("buf read") + ", block (0,0,0), thread (255,0,0)"));
+
+  // one float more: thread 255 reads an element nobody wrote (poison), in bounds
+  no_fault([&] { return emu_test::neighbours(in, out, threads, (threads + 1) * sizeof(float)); });
+  CHECK(out[0] == 2.0f);
+  CHECK(out[threads - 1] != out[threads - 1]);  // NaN: shared memory is poisoned
+
+  err = fault_of([&] { return emu_test::neighbours(in, out, threads, -1); });
+  CHECK_THAT(err, ContainsSubstring("write of buf[0]: the launch gave no dynamic shared memory (its third argument, "
+                                    "kernel<<<grid, block, bytes>>>, is 0 or missing) at " + at("buf write") +
+                                    ", block (0,0,0), thread (0,0,0)"));
+  cudaFree(in);
+  cudaFree(out);
+}
+
+TEST_CASE("a global access outside every cudaMalloc allocation is a fault; a guard zone is not",
+          "[emu][instrument][bounds]") {
+  const int n = 40;
+  float* in = device_array<float>(n, 1.0f);
+  float* out = device_array<float>(64, 0.0f);
+  std::string err = fault_of([&] { return emu_test::unguarded_copy(in, out, n, 0, 1, 64); });
+  CHECK_THAT(err, ContainsSubstring("kernel fault in unguarded_kernel"));
+  CHECK_THAT(err, ContainsSubstring("read of 4 bytes outside every cudaMalloc allocation at " + at("unguarded") +
+                                    ", block (0,0,0), thread (40,0,0): it is just past the end of the 160-byte "
+                                    "cudaMalloc allocation at "));
+  CHECK_THAT(err, ContainsSubstring("(index 40 of 4-byte elements from its start, which has 40)"));
+
+  err = fault_of([&] { return emu_test::unguarded_copy(in, out, n, -3, 2, 32); });
+  CHECK_THAT(err, ContainsSubstring("read of 4 bytes outside every cudaMalloc allocation at " + at("unguarded") +
+                                    ", block (0,0,0), thread (0,0,0): it is 12 bytes before the start of the "
+                                    "160-byte cudaMalloc allocation"));
+
+  err = fault_of([&] { return emu_test::unguarded_copy(nullptr, out, n, 0, 1, 32); });
+  CHECK_THAT(err, ContainsSubstring("the address is 0x0, a null pointer (plus an index)"));
+
+  // inside the allocation, past n: the grader's guard zones catch such writes, not the backend
+  float* guarded = device_array<float>(n + 1024, 0.0f);
+  no_fault([&] { return emu_test::write_one_past(guarded, n); });
+  CHECK(guarded[n] == 1.0f);
+  // cudaMallocHost memory is usable from a kernel too
+  float* pinned = nullptr;
+  REQUIRE(cudaMallocHost(&pinned, 64 * sizeof(float)) == cudaSuccess);
+  no_fault([&] { return emu_test::unguarded_copy(pinned, out, 64, 0, 1, 64); });
+  cudaFreeHost(pinned);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(guarded);
+}
+
+TEST_CASE("correct kernels raise no out-of-bounds fault", "[emu][instrument][bounds]") {
+  const int n = 64;
+  float* in = device_array<float>(n * n);
+  for (int i = 0; i < n * n; ++i) in[i] = static_cast<float>(i);
+  float* out = device_array<float>(n * n);
+  no_fault([&] { return emu_test::transpose(in, out, n, true); });
+  CHECK(out[5 * n + 7] == in[7 * n + 5]);
+  no_fault([&] { return emu_test::reduce(in, out, 1000, 256, 0); });
+  int* w = device_array<int>(64, -1);
+  no_fault([&] { return emu_test::syncwarp_exchange(w); });
+  float* copy = device_array<float>(128, 0.0f);
+  no_fault([&] { return emu_test::unguarded_copy(in, copy, 128, 0, 2, 64); });
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(w);
+  cudaFree(copy);
+}
