@@ -13,38 +13,11 @@
 #include <unistd.h>
 
 #include "kernels.hpp"
+#include "support.hpp"
 
 namespace {
 
 // Device (emulated) memory: plain host memory on this backend, so tests read it directly.
-template <class T>
-T* device_array(std::size_t n, T fill = T{}) {
-  T* p = nullptr;
-  REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
-  for (std::size_t i = 0; i < n; ++i) p[i] = fill;
-  return p;
-}
-
-// Runs f with stderr sent to a file; returns what was written.
-template <class F>
-std::string capture_stderr(F f) {
-  std::fflush(stderr);
-  char path[] = "/tmp/wb-emu-test-XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  const int saved = dup(2);
-  dup2(fd, 2);
-  f();
-  std::fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  close(fd);
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  unlink(path);
-  return ss.str();
-}
 
 // Line number of the line of tests/emu/<file> that contains `marker`.
 int line_of(const char* file, const char* marker) {

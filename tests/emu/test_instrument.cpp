@@ -11,38 +11,12 @@
 #include <unistd.h>
 
 #include "kernels.hpp"
+#include "support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-template <class T>
-T* device_array(std::size_t n, T fill = T{}) {
-  T* p = nullptr;
-  REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
-  for (std::size_t i = 0; i < n; ++i) p[i] = fill;
-  return p;
-}
-
-template <class F>
-std::string capture_stderr(F f) {
-  std::fflush(stderr);
-  char path[] = "/tmp/wb-emu-test-XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  const int saved = dup(2);
-  dup2(fd, 2);
-  f();
-  std::fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  close(fd);
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  unlink(path);
-  return ss.str();
-}
 
 int line_of(const char* marker) {
   std::ifstream in(std::string(EMU_TEST_DIR) + "/instrumented.cu");

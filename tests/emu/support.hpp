@@ -1,0 +1,48 @@
+// Helpers the CPU backend's tests share: device arrays filled on the host (emulated device memory
+// is host memory), and what a launch printed to stderr.
+#pragma once
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace {
+
+template <class T>
+T* device_array(std::size_t n, T fill = T{}) {
+  T* p = nullptr;
+  REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
+  for (std::size_t i = 0; i < n; ++i) p[i] = fill;
+  return p;
+}
+
+// Runs f with stderr sent to a file; returns what was written.
+template <class F>
+std::string capture_stderr(F f) {
+  std::fflush(stderr);
+  char path[] = "/tmp/wb-emu-test-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  const int saved = dup(2);
+  dup2(fd, 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  unlink(path);
+  return ss.str();
+}
+
+}  // namespace
