@@ -154,7 +154,7 @@ void require_unchanged(const Tensor& x, const Tensor& before, const std::string&
   if (torch::equal(x.detach(), before)) return;
   wb::Comparison c = compare("x", before, x.detach(), before.scalar_type(), context);
   c.pattern = wb::Pattern::chapter_specific;
-  c.diagnosis = "silu changed its input x (" + std::to_string(c.wrong) + " elements differ): write to a new tensor "
+  c.diagnosis = "silu changed its input x (" + std::to_string(c.wrong) + (c.wrong == 1 ? " element differs" : " elements differ") + "): write to a new tensor "
                 "(torch::empty_like), never through x's data_ptr";
   WB_REQUIRE_MATCH(c);
 }
@@ -183,6 +183,12 @@ void check_forward_backward(const Tensor& x_in, const Tensor& grad_y, const std:
   wb::Comparison c = compare("grad_x", reference_backward(before, grad_y), grad_x, dtype, "backward, " + context);
   if (!grad_x.defined()) c = returned_nothing("backward", "backward, " + context);
   explain_backward(c, before, grad_y, grad_x);
+  if (!c.ok() && c.pattern != wb::Pattern::nothing_written && !grad_y.is_contiguous() && x_in.is_contiguous()) {
+    c.pattern = wb::Pattern::chapter_specific;
+    c.diagnosis = "backward is wrong for a non-contiguous grad_y (strides " + c10::str(grad_y.strides()) +
+                  "): data_ptr() of a stride-0 or transposed tensor does not hold its elements in order; use "
+                  "grad_y.contiguous() before data_ptr()";
+  }
   WB_REQUIRE_MATCH(c);
 }
 
