@@ -5,9 +5,12 @@
 #     KERNEL <file.cu>            # the learner's file in chapters/<NN-topic>/, same name in solutions/
 #     [MUTANTS <file.cu>...]      # planted bugs in tests/mutants/<NN-topic>/: the grader must reject each
 #     [ACCEPTED <file.cu>...]     # correct variants in tests/accepted/<NN-topic>/: the grader must accept each
-#     [INSTRUMENT])               # CPU backend: build every kernel file of the chapter instrumented, so the
+#     [INSTRUMENT]                # CPU backend: build every kernel file of the chapter instrumented, so the
 #                                 # grader can read wb_emu::last_launch_memory_stats() and shared-memory
 #                                 # races are faults (emu/include/wb_emu/instrument.hpp)
+#     [TORCH])                    # the chapter uses libtorch (see WorkbookTorch.cmake): its kernel files and
+#                                 # grader are compiled as C++20 and linked with wb::torch_<backend>; on a
+#                                 # backend libtorch cannot serve, every test and the grader report "skipped"
 #
 # It builds, per backend (cpu, cuda):
 #   grade-<NN-topic>-<backend>   the learner's grader: chapters/<NN-topic>/grade.cpp linked with the
@@ -61,6 +64,12 @@ function(_wb_kernel_object target backend chapter_dir source)
   if(K_RENAME_SOLUTION)
     target_compile_definitions(${target} PRIVATE solution=student)
   endif()
+  if(_wb_torch)  # set by workbook_add_chapter(... TORCH)
+    target_link_libraries(${target} PUBLIC wb::torch_${backend})
+    if(backend STREQUAL "cuda")
+      set_target_properties(${target} PROPERTIES CUDA_STANDARD 20)  # libtorch's headers need C++20
+    endif()
+  endif()
 endfunction()
 
 # wb_add_emu_test_kernel(<target> <file.cu> [INSTRUMENT]): a .cu file rewritten and compiled for
@@ -95,12 +104,26 @@ function(_wb_grader_test name exe backend id expect regex)
     TIMEOUT 600)
 endfunction()
 
+# A test, and a grader for the grade command, that only report the chapter skipped and why.
+function(_wb_skipped_chapter id backend title reason mutants)
+  add_executable(grade-${id}-${backend} "${WB_ROOT}/grader/src/skipped_main.cpp")
+  target_compile_definitions(grade-${id}-${backend} PRIVATE WB_CHAPTER_ID="${id}" WB_CHAPTER_TITLE="${title}"
+                                                            WB_SKIP_REASON="${reason}")
+  set_target_properties(grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
+  foreach(name solution stub ${mutants})
+    add_test(NAME ${id}.${backend}.${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped: ${reason}")
+    set_tests_properties(${id}.${backend}.${name} PROPERTIES LABELS "chapter;${id};${backend}"
+                                                           SKIP_REGULAR_EXPRESSION "verdict: skipped")
+  endforeach()
+endfunction()
+
 function(workbook_add_chapter id)
-  cmake_parse_arguments(PARSE_ARGV 1 CH "INSTRUMENT" "TITLE;KERNEL" "MUTANTS;ACCEPTED")
+  cmake_parse_arguments(PARSE_ARGV 1 CH "INSTRUMENT;TORCH" "TITLE;KERNEL" "MUTANTS;ACCEPTED")
   set(instr)
   if(CH_INSTRUMENT)
     set(instr INSTRUMENT)
   endif()
+  set(_wb_torch ${CH_TORCH})
   set(chapter_dir "${WB_ROOT}/chapters/${id}")
   set(solution_dir "${WB_ROOT}/solutions/${id}")
   foreach(f "${chapter_dir}/README.md" "${chapter_dir}/grade.cpp" "${chapter_dir}/${CH_KERNEL}"
@@ -121,11 +144,30 @@ function(workbook_add_chapter id)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${CH_KERNEL}")
 
   foreach(backend IN LISTS WB_BACKENDS)
+    if(CH_TORCH AND NOT backend IN_LIST WB_TORCH_BACKENDS)
+      set(reason "${WB_TORCH_MISSING_REASON_${backend}}")
+      if(NOT reason)
+        set(reason "${WB_TORCH_MISSING_REASON}")
+      endif()
+      set(names "")
+      foreach(kind MUTANTS ACCEPTED)
+        string(TOLOWER "${kind}" dir)
+        foreach(file IN LISTS CH_${kind})
+          get_filename_component(stem "${file}" NAME_WE)
+          list(APPEND names ${dir}.${stem})
+        endforeach()
+      endforeach()
+      _wb_skipped_chapter(${id} ${backend} "${CH_TITLE}" "${reason}" "${names}")
+      continue()
+    endif()
     _wb_kernel_object(wb_${id}_solution_${backend} ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" ${instr})
 
     add_library(wb_${id}_grade_${backend} OBJECT "${chapter_dir}/grade.cpp")
     target_include_directories(wb_${id}_grade_${backend} PRIVATE "${chapter_dir}")
     target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::grader_${backend})
+    if(CH_TORCH)
+      target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::torch_${backend})
+    endif()
 
     # The learner's grader (built on demand by the grade command).
     _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${chapter_dir}" "${chapter_dir}/${CH_KERNEL}" ${instr})

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Finds or installs what the workbook needs to build, grade and test:
-#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Doxygen + Graphviz (docs).
+#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Doxygen + Graphviz (docs), and for chapter 05
+#   the `torch` Python package (its libtorch and CMake config) and pytest, with pip.
 # On Debian/Ubuntu as root it installs what is missing (Catch2 v3 from bookworm-backports on
 # bookworm); elsewhere it stops with the exact list to install. The CUDA toolkit is optional:
-# without nvcc only the CPU backend is built.
+# without nvcc only the CPU backend is built. Without torch, chapter 05 is reported skipped and
+# the other chapters are unaffected; WB_TORCH=OFF skips installing it.
 #   bash cmake/setup.sh          # check and install
 #   bash cmake/setup.sh --check  # only check; exit 1 and print the list if anything is missing
 set -euo pipefail
@@ -38,7 +40,26 @@ have_catch2                    || missing_pkgs+=(libcatch2-dev)
 command -v doxygen >/dev/null  || missing_pkgs+=(doxygen)
 command -v dot >/dev/null      || missing_pkgs+=(graphviz)
 
+# Chapter 05: PyPI's Linux torch wheel (with its CUDA libraries: about 3 GB to download, 5 GB
+# installed, about a minute here) for the python3 that CMake will ask. Optional: on failure,
+# chapter 05 is skipped with the reason.
+torch_step() {
+  [[ ${WB_TORCH:-ON} == OFF ]] && return 0
+  local want=()
+  python3 -c 'import torch' 2>/dev/null || want+=(torch)
+  python3 -c 'import pytest' 2>/dev/null || want+=(pytest)
+  ((${#want[@]})) || return 0
+  if ((check_only)); then
+    echo "setup: optional, for chapter 05: python3 -m pip install ${want[*]}" >&2
+    return 0
+  fi
+  echo "setup: installing ${want[*]} with pip (chapter 05; torch is a large download)"
+  python3 -m pip install --quiet "${want[@]}" ||
+    echo "setup: could not install ${want[*]}: chapter 05 will be reported skipped" >&2
+}
+
 if ((${#missing_pkgs[@]} == 0)); then
+  torch_step
   echo "setup: everything needed is here"
   exit 0
 fi
@@ -75,4 +96,5 @@ apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 missing_pkgs=()
 have_catch2 || missing_pkgs+=(libcatch2-dev)
 if ((${#missing_pkgs[@]})); then explain; exit 1; fi
+torch_step
 echo "setup: done"

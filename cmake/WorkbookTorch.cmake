@@ -1,0 +1,165 @@
+# libtorch discovery for chapter 05 (the only chapter that uses it; the others never see its headers).
+#   WB_TORCH (ON)  look for libtorch; OFF: chapter 05 is reported skipped
+#   Torch_DIR      libtorch's CMake config; found from the `torch` Python package when not set:
+#                  python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'
+# Sets, in the including scope:
+#   WB_TORCH_FOUND           ON when chapter 05 can be built for at least one backend
+#   WB_TORCH_BACKENDS        the backends of WB_BACKENDS it can be built for: cpu always, cuda only
+#                            when torch was built with CUDA
+#   WB_TORCH_MISSING_REASON  why not, for the skipped tests' message (per backend: _cpu, _cuda)
+# and the interface targets wb::torch_cpu (libtorch's CPU part, plus emu/torch/include, the CPU
+# backend's stand-ins for <c10/cuda/CUDAStream.h> and <c10/cuda/CUDAException.h>) and
+# wb::torch_cuda (libtorch with CUDA).
+option(WB_TORCH "Build chapter 05 (libtorch autograd wrapper) when libtorch is found" ON)
+find_package(Python3 COMPONENTS Interpreter QUIET)
+
+set(WB_TORCH_FOUND OFF)
+set(WB_TORCH_BACKENDS "")
+set(WB_TORCH_MISSING_REASON "")
+
+function(_wb_find_torch)
+  if(NOT WB_TORCH)
+    set(WB_TORCH_MISSING_REASON "libtorch is switched off (-DWB_TORCH=OFF)" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT Torch_DIR OR NOT EXISTS "${Torch_DIR}/TorchConfig.cmake")
+    if(NOT Python3_Interpreter_FOUND)
+      set(WB_TORCH_MISSING_REASON "libtorch not found: no python3 to ask for the torch package (bash cmake/setup.sh installs it)" PARENT_SCOPE)
+      return()
+    endif()
+    execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
+                    OUTPUT_VARIABLE prefix OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0 OR NOT EXISTS "${prefix}/Torch/TorchConfig.cmake")
+      set(WB_TORCH_MISSING_REASON "libtorch not found: the torch Python package is not installed for ${Python3_EXECUTABLE} (bash cmake/setup.sh installs it, or set Torch_DIR)" PARENT_SCOPE)
+      return()
+    endif()
+    set(Torch_DIR "${prefix}/Torch" CACHE PATH "libtorch's CMake config (from the torch Python package)" FORCE)
+  endif()
+
+  # Try libtorch's config apart first (once per Torch_DIR): it ends a configure it cannot serve.
+  if(NOT WB_TORCH_PROBED STREQUAL "${Torch_DIR}")
+    set(probe "${CMAKE_BINARY_DIR}/torch-probe")
+    file(REMOVE_RECURSE "${probe}")
+    message(STATUS "workbook: trying libtorch at ${Torch_DIR}")
+    set(args "-DTorch_DIR=${Torch_DIR}" "-DRESULT_FILE=${probe}/result")
+    if(CMAKE_CUDA_COMPILER)
+      list(APPEND args "-DCMAKE_CUDA_COMPILER=${CMAKE_CUDA_COMPILER}")
+    endif()
+    execute_process(COMMAND "${CMAKE_COMMAND}" -S "${WB_ROOT}/cmake/torch-probe" -B "${probe}" -G "${CMAKE_GENERATOR}" ${args}
+                    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+    if(rc EQUAL 0 AND EXISTS "${probe}/result")
+      file(READ "${probe}/result" kind)
+    else()
+      string(REGEX MATCH "CMake Error[^\n]*\n[^\n]*\n[^\n]*" first "${err}")
+      string(REGEX REPLACE "[\n ]+" " " first "${first}")
+      set(kind "error: ${first}")
+    endif()
+    set(WB_TORCH_PROBED "${Torch_DIR}" CACHE INTERNAL "")
+    set(WB_TORCH_KIND "${kind}" CACHE INTERNAL "")
+  endif()
+  if(WB_TORCH_KIND MATCHES "^error")
+    set(WB_TORCH_MISSING_REASON "libtorch at ${Torch_DIR} cannot be used here (${WB_TORCH_KIND}); see build/<preset>/torch-probe" PARENT_SCOPE)
+    return()
+  endif()
+
+  find_package(Torch REQUIRED CONFIG)  # in this function's scope: its variables stay here
+  set(WB_TORCH_FOUND ON PARENT_SCOPE)
+  set(backends "")
+  if("cpu" IN_LIST WB_BACKENDS)
+    add_library(wb_torch_cpu INTERFACE)
+    # The CPU backend needs no CUDA library: libtorch's CPU part only.
+    target_link_libraries(wb_torch_cpu INTERFACE torch_cpu_library c10)
+    target_include_directories(wb_torch_cpu INTERFACE "${WB_ROOT}/emu/torch/include")
+    target_include_directories(wb_torch_cpu SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+    target_compile_features(wb_torch_cpu INTERFACE cxx_std_20)  # libtorch's headers need C++20
+    add_library(wb::torch_cpu ALIAS wb_torch_cpu)
+    list(APPEND backends cpu)
+  endif()
+  if("cuda" IN_LIST WB_BACKENDS)
+    if(TARGET torch_cuda)
+      add_library(wb_torch_cuda INTERFACE)
+      target_link_libraries(wb_torch_cuda INTERFACE torch c10_cuda)
+      target_compile_features(wb_torch_cuda INTERFACE cxx_std_20)  # (.cu files: see _wb_kernel_object)
+      # libtorch's CUDA libraries name others (NCCL, cuDNN...) that the wheel ships beside them;
+      # point the linker there first, not at an older copy in the CUDA toolkit.
+      get_filename_component(site "${Torch_DIR}/../../../.." ABSOLUTE)
+      foreach(pkg cudnn nvshmem nccl cusparselt cu13 cu12)  # the wheel's RPATH names these
+        if(IS_DIRECTORY "${site}/nvidia/${pkg}/lib")
+          target_link_options(wb_torch_cuda INTERFACE "LINKER:-rpath-link,${site}/nvidia/${pkg}/lib")
+        endif()
+      endforeach()
+      add_library(wb::torch_cuda ALIAS wb_torch_cuda)
+      list(APPEND backends cuda)
+    else()
+      set(WB_TORCH_MISSING_REASON_cuda "libtorch at ${Torch_DIR} was built without CUDA" PARENT_SCOPE)
+    endif()
+  endif()
+  set(WB_TORCH_BACKENDS "${backends}" PARENT_SCOPE)
+  message(STATUS "workbook: libtorch ${Torch_VERSION} for chapter 05 (backends: ${backends})")
+endfunction()
+
+_wb_find_torch()
+# libtorch's headers need C++20. CMake before 3.26 knows no C++20 flag for nvcc (which has had
+# -std=c++20 since CUDA 12.0): name it, so CUDA_STANDARD 20 works for chapter 05's .cu files.
+if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+endif()
+if(NOT WB_TORCH_FOUND)
+  message(STATUS "workbook: chapter 05 skipped: ${WB_TORCH_MISSING_REASON}")
+endif()
+
+# workbook_add_torch_op(<NN-topic> KERNEL <file.cu> GLUE <file.cpp> PYTEST <test.py>)
+# For a chapter added with workbook_add_chapter(... TORCH): per backend libtorch serves, a shared
+# library `workbook_ops_<NN-topic>_<backend>` built from the solution's KERNEL (as namespace
+# student) and the chapter's GLUE (its TORCH_LIBRARY registration), for torch.ops.load_library;
+# and a test `<NN-topic>.<backend>.python` (labels python, chapter, <NN-topic>, <backend>) that
+# runs the chapter's PYTEST with pytest, the library's path in WB_OPS_LIBRARY and the backend's
+# device (cpu or cuda) in WB_OPS_DEVICE. Without libtorch or pytest the test reports skipped.
+function(workbook_add_torch_op id)
+  cmake_parse_arguments(PARSE_ARGV 1 OP "" "KERNEL;GLUE;PYTEST" "")
+  set(chapter_dir "${WB_ROOT}/chapters/${id}")
+  set(_wb_torch ON)  # read by _wb_kernel_object
+  set(have_pytest OFF)
+  if(Python3_Interpreter_FOUND)
+    execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pytest" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(have_pytest ON)
+    endif()
+  endif()
+  foreach(backend IN LISTS WB_BACKENDS)
+    set(name ${id}.${backend}.python)
+    set(reason "")
+    if(NOT backend IN_LIST WB_TORCH_BACKENDS)
+      set(reason "${WB_TORCH_MISSING_REASON_${backend}}")
+      if(NOT reason)
+        set(reason "${WB_TORCH_MISSING_REASON}")
+      endif()
+    elseif(NOT have_pytest)
+      set(reason "pytest is not installed for ${Python3_EXECUTABLE} (bash cmake/setup.sh installs it)")
+    endif()
+    if(reason)
+      add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped: ${reason}")
+      set_tests_properties(${name} PROPERTIES LABELS "python;chapter;${id};${backend}"
+                                              SKIP_REGULAR_EXPRESSION "verdict: skipped")
+      continue()
+    endif()
+    set(lib workbook_ops_${id}_${backend})
+    _wb_kernel_object(${lib}_kernel ${backend} "${chapter_dir}" "${WB_ROOT}/solutions/${id}/${OP_KERNEL}" RENAME_SOLUTION)
+    set_target_properties(${lib}_kernel PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    if(backend STREQUAL "cpu")
+      set_target_properties(wb_emu PROPERTIES POSITION_INDEPENDENT_CODE ON)  # linked into the library
+    endif()
+    add_library(${lib} SHARED "${chapter_dir}/${OP_GLUE}")
+    target_include_directories(${lib} PRIVATE "${chapter_dir}")
+    target_link_libraries(${lib} PRIVATE ${lib}_kernel wb::torch_${backend})
+    set_target_properties(${lib} PROPERTIES PREFIX "lib" OUTPUT_NAME ${lib})
+    add_test(NAME ${name}
+      COMMAND "${Python3_EXECUTABLE}" -m pytest -q -rs -p no:cacheprovider "${chapter_dir}/${OP_PYTEST}")
+    set_tests_properties(${name} PROPERTIES
+      LABELS "python;chapter;${id};${backend}"
+      ENVIRONMENT "WB_OPS_LIBRARY=$<TARGET_FILE:${lib}>;WB_OPS_DEVICE=$<IF:$<STREQUAL:${backend},cpu>,cpu,cuda>"
+      SKIP_RETURN_CODE 5  # pytest's "no test ran": the module skipped itself (no CUDA device)
+      TIMEOUT 600)
+  endforeach()
+endfunction()
