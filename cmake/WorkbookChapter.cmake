@@ -22,7 +22,8 @@
 #   <NN-topic>.<backend>.stub         the stub as committed: must fail as "not started"
 #   <NN-topic>.<backend>.mutant.<m>   must fail, with the diagnosis its `// expect: <regex>` line names
 #   <NN-topic>.<backend>.accepted.<a> must pass
-# A mutant with a `// gpu-only: <reason>` line can only be caught on a GPU: on the CPU backend its
+# A mutant with a `// gpu-only: <reason>` line can only be caught on a GPU (`// cpu-only: <reason>`:
+# only on the CPU backend); on the other backend its
 # test reports itself skipped with that reason.
 # On the CUDA backend without a device every grader reports "skipped", and ctest shows it skipped.
 
@@ -197,10 +198,20 @@ function(workbook_add_chapter id)
             message(FATAL_ERROR "${src}: a mutant needs a `// expect: <regex>` line naming the diagnosis")
           endif()
           string(REGEX REPLACE "^// expect: " "" regex "${expect_line}")
-          file(STRINGS "${src}" gpu_only REGEX "^// gpu-only: " LIMIT_COUNT 1)
-          if(gpu_only AND backend STREQUAL "cpu")
-            string(REGEX REPLACE "^// gpu-only: " "" why "${gpu_only}")
-            add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped on the CPU backend: ${why}")
+          # `// gpu-only: <why>` / `// cpu-only: <why>`: only that backend can catch this bug.
+          set(only_other "")
+          foreach(only gpu cpu)
+            file(STRINGS "${src}" only_line REGEX "^// ${only}-only: " LIMIT_COUNT 1)
+            if(only_line AND NOT backend STREQUAL "${only}" AND NOT (only STREQUAL "gpu" AND backend STREQUAL "cuda"))
+              string(REGEX REPLACE "^// ${only}-only: " "" only_other "${only_line}")
+            endif()
+          endforeach()
+          if(only_other)
+            set(where "the CPU backend")
+            if(backend STREQUAL "cuda")
+              set(where "a GPU")
+            endif()
+            add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped on ${where}: ${only_other}")
             set_tests_properties(${name} PROPERTIES LABELS "chapter;${id};${backend}"
                                                     SKIP_REGULAR_EXPRESSION "verdict: skipped")
             continue()

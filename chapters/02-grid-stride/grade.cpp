@@ -239,6 +239,7 @@ TEST_CASE("speed of your configuration against the solution and a library add", 
   wb::CompareOptions opt;
   opt.array = "y";
   wb::Comparison again = wb::compare(add_reference(in.x, in.y0), y, opt);
+  if (!again.ok()) explain_counts(again, in, y.download(), 0, 0);
   again.context = "after timing, n = 2^28";
   WB_REQUIRE_MATCH(again);
   const wb::Timing& yours = wb::timing_of(t, "your add_inplace");

@@ -205,7 +205,9 @@ TEST_CASE("speed against the solution: coalesced on a GPU", "[03][timing]") {
                 100 * yours.gbps / cp.gbps, cp.gbps);
   wb::note_speed({ratio, kMinSpeed, detail});
   if (ratio < kMinSpeed)
-    WB_FAIL_TOO_SLOW("the transpose is right but runs at " + two_decimals(ratio) + "x the solution's speed (" + detail + "); at least 0.7x is needed. Its memory accesses are not "
+    WB_FAIL_TOO_SLOW("the transpose is right but runs at " + two_decimals(ratio) + "x the solution's speed (" + detail + "); at least 0.7x is needed. The usual cause is memory accesses that are not "
                      "coalesced: a warp that reads or writes down a column touches 32 sectors per request. Stage a "
-                     "tile in shared memory so both the read and the write run along rows");
+                     "tile in shared memory so both the read and the write run along rows (the CPU backend counts "
+                     "the sectors of every request: grade there to see which accesses; a block shape that leaves "
+                     "few bytes in flight, such as 32 x 32 threads, is slow too)");
 }

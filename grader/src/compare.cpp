@@ -122,6 +122,8 @@ std::string Comparison::message() const {
   if (pattern == Pattern::out_of_bounds) {
     s << diagnosis << ".";
     if (wrong) s << "\nAlso " << wrong << " of " << n << " elements of " << array << " are wrong.";
+  } else if (n == 0 && wrong == 0) {  // no elements to count: e.g. an op that returned no tensor at all
+    s << diagnosis << ".";
   } else {
     s << wrong << " of " << n << " elements of " << array << " are wrong: " << diagnosis << ".";
   }
