@@ -58,6 +58,10 @@ std::string explain_error(const std::string& what, const std::string& msg) {
   if (m.find("expected scalar type") != std::string::npos)
     return what + ": " + m + ": data_ptr<T>() was asked for a type the tensor does not hold; launch the <float> "
                              "kernel for float32 and the <double> one for float64";
+  if (m.find("misaligned address") != std::string::npos)
+    return what + ": " + m + ": a 16-byte load or store (float4, double2) needs an address that is a multiple of "
+                             "16, and a view like x[1:] starts 4 or 8 bytes past one: check the pointers' alignment "
+                             "and go one element at a time when they are not aligned";
   if (m.find("CUDA error") != std::string::npos)
     return what + ": " + m + ": the launch check caught it (see chapter 01 for what each error means)";
   return what + " threw: " + m;
@@ -70,7 +74,12 @@ Tensor run(const std::string& what, const std::function<Tensor()>& f) {
   std::string failure;
   try {
     wb::Watchdog dog(what);
-    return f();
+    Tensor r = f();
+    // Kernels run asynchronously: wait for them here, so that a fault is reported as this call's
+    // (and a kernel that never finishes meets the watchdog).
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) return r;
+    failure = explain_error(what, std::string("CUDA error: ") + cudaGetErrorString(e));
   } catch (const c10::Error& e) {
     const std::string m = e.what_without_backtrace();
     // autograd's complaint when forward or backward returned no tensor at all: not started
@@ -218,6 +227,16 @@ TEST_CASE("backward takes a stride-0 grad_y, as y.sum().backward() gives it", "[
   const Tensor g = torch::full({1}, 0.75, torch::TensorOptions().dtype(dtype).device(wb_ch05::kernel_device)).expand({n});
   check_forward_backward(random_tensor({n}, dtype, 21), g,
                          dtype_name(dtype) + ", grad_y = one value expanded to 1000 elements (stride 0)");
+}
+
+TEST_CASE("contiguous views that start one element in (x[1:]): data_ptr() not 16-byte aligned", "[05][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const torch::ScalarType dtype = GENERATE(torch::kFloat, torch::kDouble);
+  // Contiguous, so .contiguous() returns them as they are: their data_ptr() is one element past
+  // the start of their storage, which the allocator aligns to far more than 16 bytes.
+  const Tensor x = random_tensor({1003}, dtype, 41).slice(0, 1);
+  const Tensor g = random_tensor({1003}, dtype, 42, 0.5f, 1.5f).slice(0, 1);
+  check_forward_backward(x, g, dtype_name(dtype) + ", x = base[1:] and grad_y = g[1:] (contiguous, not 16-byte aligned)");
 }
 
 TEST_CASE("non-contiguous inputs: transposed, sliced, expanded", "[05][correctness]") {
