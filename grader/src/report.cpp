@@ -44,6 +44,7 @@ struct State {
   int too_slow = 0;              // failures that are about speed, not correctness
   std::string too_slow_why;
   int cases = 0, cases_skipped = 0;
+  std::string crash_hint;        // set by a live CrashHint
   bool finished = false;
 };
 
@@ -79,6 +80,16 @@ void note_error(const std::string& what) {
     s.first_diagnosis = what;
     s.first_failure_test = s.current_test;
   }
+}
+
+CrashHint::CrashHint(const std::string& why) {
+  std::lock_guard<std::mutex> lock(state().m);
+  state().crash_hint = why;
+}
+
+CrashHint::~CrashHint() {
+  std::lock_guard<std::mutex> lock(state().m);
+  state().crash_hint.clear();
 }
 
 void note_too_slow(const std::string& why) {
@@ -177,6 +188,8 @@ class Listener : public Catch::EventListenerBase {
     if (s.first_unexplained.empty()) {
       std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
       if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
+      // Catch2 reports a fatal signal as a failure whose message names it ("SIGSEGV - ...")
+      if (!s.crash_hint.empty() && msg.rfind("SIG", 0) == 0) msg += ": " + s.crash_hint;
       s.first_unexplained = one_line(msg) + " (in \"" + s.current_test + "\")";
     }
   }

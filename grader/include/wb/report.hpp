@@ -30,6 +30,17 @@ void note_too_slow(const std::string& why);
 /// Records a failure that is not a comparison (a CUDA error, a bad argument, a runaway kernel).
 void note_error(const std::string& what);
 
+/// While alive, explains a crash of the grader (a fatal signal: SIGSEGV, SIGBUS...) in the
+/// chapter's terms: for a check whose likely failure is a crash, not a wrong value, e.g. a
+/// misaligned 16-byte access on the CPU backend.
+class CrashHint {
+ public:
+  explicit CrashHint(const std::string& why);  ///< `why` explains a crash until this is destroyed
+  ~CrashHint();                                 ///< no hint from here on
+  CrashHint(const CrashHint&) = delete;
+  CrashHint& operator=(const CrashHint&) = delete;
+};
+
 /// Writes the summary and the status file now (used by the watchdog before it ends the
 /// process); `verdict` overrides what the run so far concluded when not empty.
 void finish_report(const std::string& verdict_override = "");
