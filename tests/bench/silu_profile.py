@@ -9,29 +9,12 @@ torch.nn.functional.silu, forward + backward through autograd.
     WB_OPS_LIBRARY=build/gpu/libworkbook_ops_05-autograd_cuda.so python3 tests/bench/silu_profile.py
 """
 import os
-import statistics
 import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-
-def median_ms(fn, hold, samples=40):
-    flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(samples):
-        flush.zero_()
-        if hold:
-            torch.cuda._sleep(2_000_000)  # about a millisecond of GPU time
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+from torch_anchors import median_ms  # this script's folder is on sys.path when run as a script
 
 
 def host_us(fn, calls=2000):
@@ -61,8 +44,8 @@ def main():
         def small():
             torch.autograd.grad(op(xs), xs, gs)
 
-        print(f"{name:14s} 2^28 fwd+bwd: {median_ms(fwd_bwd, False):.4f} ms (flush only), "
-              f"{median_ms(fwd_bwd, True):.4f} ms (GPU held before start); "
+        print(f"{name:14s} 2^28 fwd+bwd: {median_ms(fwd_bwd, hold=False):.4f} ms (flush only), "
+              f"{median_ms(fwd_bwd):.4f} ms (GPU held before start); "
               f"host time per fwd+bwd call at n = 4096: {host_us(small):.1f} us")
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             for _ in range(5):
