@@ -167,7 +167,8 @@ function(workbook_add_chapter id)
     target_include_directories(wb_${id}_grade_${backend} PRIVATE "${chapter_dir}")
     target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::grader_${backend})
     if(CH_TORCH)
-      target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::torch_${backend})
+      wb_grader_torch_library(${backend})
+      target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::grader_torch_${backend})
     endif()
 
     # The learner's grader (built on demand by the grade command).

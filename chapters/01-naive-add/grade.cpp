@@ -1,8 +1,6 @@
 // Chapter 01's grader: student::naive_add against a host reference, then (on a GPU) against the
 // solution's speed. Run it through `bash cmake/workbook.sh grade 01`.
 #include <cstdint>
-#include <cstdio>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -26,25 +24,48 @@ struct Inputs {
   explicit Inputs(int n) : a(wb::random_floats(n, 1.0f, 2.0f, 2 * n)), b(wb::random_floats(n, 0.25f, 0.75f, 2 * n + 1)) {}
 };
 
-// Runs `add` once on fresh buffers and checks c, the guard zones, and that a and b are untouched.
+// Runs `add` once on fresh buffers: a and b must be untouched (checked first), then c and the
+// guard zones around it.
+//! [run case]
 wb::Comparison run_case(AddFn add, int n, int threads) {
   const Inputs in(n);
   wb::DeviceBuffer<float> a(in.a), b(in.b), c(n);
   c.poison();
-  {
-    wb::Watchdog dog("naive_add (n = " + std::to_string(n) + ")");
-    add(a.data(), b.data(), c.data(), n, threads);
-    WB_CUDA_CHECK(cudaGetLastError());
-    WB_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string context = "n = " + std::to_string(n) + ", " + std::to_string(threads) + " threads per block";
+  wb::run_launch("naive_add (" + context + ")", [&] { add(a.data(), b.data(), c.data(), n, threads); });
+  const std::vector<double> expected = add_reference(in.a, in.b);
+  wb::Comparison result = wb::inputs_unchanged<float>({{"a", in.a, a}, {"b", in.b, b}}, "c", expected);
+  if (result.ok()) {
+    wb::CompareOptions opt;
+    opt.array = "c";
+    opt.block_size = threads;
+    result = wb::compare(expected, c, opt);
   }
-  wb::CompareOptions opt;
-  opt.array = "c";
-  opt.block_size = threads;
-  wb::Comparison result = wb::compare(add_reference(in.a, in.b), c, opt);
-  if (result.ok()) result = wb::compare_unchanged(in.a, a, "a", "c");
-  if (result.ok()) result = wb::compare_unchanged(in.b, b, "b", "c");
-  result.context = "n = " + std::to_string(n) + ", " + std::to_string(threads) + " threads per block";
+  result.context = context;
   return result;
+}
+//! [run case]
+
+// A write just past the end, at c[n] and nowhere else, is what `i <= n` does, and also what a
+// kernel with no bounds check at all does when n is one short of a whole block. Tell them apart
+// by running the same launcher for n = 1, where no check writes threads - 1 elements past.
+void explain_write_past_n(wb::Comparison& c, AddFn add, int n, int threads) {
+  if (c.pattern != wb::Pattern::out_of_bounds || c.guard_hits.size() != 1 || c.guard_hits[0].index != n || threads < 3)
+    return;
+  const Inputs in(1);
+  wb::DeviceBuffer<float> a(in.a), b(in.b), out(1);
+  wb::run_launch("naive_add (n = 1, " + std::to_string(threads) + " threads per block)",
+                 [&] { add(a.data(), b.data(), out.data(), 1, threads); });
+  const auto probe = out.guard_hits();
+  if (probe.size() == 1 && probe[0].index == 1) return;  // only the thread with i == n wrote: `i <= n` it is
+  c.diagnosis = "an element past n was written (c[" + std::to_string(n) +
+                "]; for n = 1 more were): threads with i >= n must not write; guard the write with `if (i < n)`";
+}
+
+wb::Comparison checked(AddFn add, int n, int threads) {
+  wb::Comparison c = run_case(add, n, threads);
+  explain_write_past_n(c, add, n, threads);
+  return c;
 }
 
 }  // namespace
@@ -54,27 +75,27 @@ TEST_CASE("c = a + b for sizes around the block size, primes and about a million
   const int n = GENERATE(1, 31, 32, 33, 255, 256, 257, 1000, 1021, 65'537, 1'000'003);
   CAPTURE(n);
   //! [require match]
-  WB_REQUIRE_MATCH(run_case(student::naive_add, n, 256));
+  WB_REQUIRE_MATCH(checked(student::naive_add, n, 256));
   //! [require match]
 }
 
 TEST_CASE("an empty array (n = 0) is not an error", "[01][correctness]") {
   WB_REQUIRE_DEVICE();
-  WB_REQUIRE_MATCH(run_case(student::naive_add, 0, 256));
+  WB_REQUIRE_MATCH(checked(student::naive_add, 0, 256));
 }
 
 TEST_CASE("c = a + b for block sizes from 32 to 1024", "[01][correctness]") {
   WB_REQUIRE_DEVICE();
   const int threads = GENERATE(32, 64, 100, 128, 255, 512, 1000, 1024);
   CAPTURE(threads);
-  WB_REQUIRE_MATCH(run_case(student::naive_add, 100'003, threads));
+  WB_REQUIRE_MATCH(checked(student::naive_add, 100'003, threads));
 }
 
 TEST_CASE("c = a + b for a large array", "[01][correctness]") {
   WB_REQUIRE_DEVICE();
   // The CPU backend runs every thread one after another: 2^24 elements take it a second or so.
   const int n = wb::cpu_backend() ? (1 << 24) + 7 : (1 << 28) + 7;
-  WB_REQUIRE_MATCH(run_case(student::naive_add, n, 256));
+  WB_REQUIRE_MATCH(checked(student::naive_add, n, 256));
 }
 
 TEST_CASE("speed against the solution", "[01][timing]") {
@@ -83,25 +104,12 @@ TEST_CASE("speed against the solution", "[01][timing]") {
   const int threads = 256;
   const Inputs in(n);
   wb::DeviceBuffer<float> a(in.a), b(in.b), c(n);
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{"your naive_add", [&] { student::naive_add(a.data(), b.data(), c.data(), n, threads); }},
-       {"solution", [&] { solution::naive_add(a.data(), b.data(), c.data(), n, threads); }}},
-      3.0 * sizeof(float) * n);
-  std::cout << wb::format_timings("naive add, 2^28 floats, 256 threads per block", t, "solution");
-  // The timing runs must not have broken anything: check the result once more.
-  c.poison();
-  student::naive_add(a.data(), b.data(), c.data(), n, threads);
-  WB_CUDA_CHECK(cudaGetLastError());
-  WB_CUDA_CHECK(cudaDeviceSynchronize());
-  wb::CompareOptions opt;
-  opt.array = "c";
-  opt.block_size = threads;
-  wb::Comparison again = wb::compare(add_reference(in.a, in.b), c, opt);
-  again.context = "after timing, n = 2^28";
-  WB_REQUIRE_MATCH(again);
-  const wb::Timing& yours = wb::timing_of(t, "your naive_add");
-  const wb::Timing& sol = wb::timing_of(t, "solution");
-  char detail[128];
-  std::snprintf(detail, sizeof detail, "2^28 floats: %.0f GB/s, %.0f%% of peak", yours.gbps, yours.pct_peak);
-  wb::note_speed({sol.median_ms / yours.median_ms, 0.0, detail});
+  wb::SpeedBar bar;
+  bar.yours = "your naive_add";
+  bar.solution = "solution";
+  bar.size = "2^28 floats";
+  wb::grade_speed("naive add, 2^28 floats, 256 threads per block",
+                  {{bar.yours, [&] { student::naive_add(a.data(), b.data(), c.data(), n, threads); }},
+                   {bar.solution, [&] { solution::naive_add(a.data(), b.data(), c.data(), n, threads); }}},
+                  3.0 * sizeof(float) * n, bar, [&] { return run_case(student::naive_add, n, threads); });
 }

@@ -132,12 +132,7 @@ float run_once(Reduce reduce, wb::DeviceBuffer<float>& din, wb::DeviceBuffer<flo
                const std::string& context, int offset = 0) {
   const std::vector<float> sentinel{kSentinel};
   dsum.upload(sentinel);
-  {
-    wb::Watchdog dog("reduce_sum (" + context + ")");
-    reduce(din.data() + offset, dsum.data(), n);
-    WB_CUDA_CHECK(cudaGetLastError());
-    WB_CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  wb::run_launch("reduce_sum (" + context + ")", [&] { reduce(din.data() + offset, dsum.data(), n); });
   const auto guard = dsum.guard_hits();
   if (!guard.empty()) {
     wb::Comparison c;
@@ -155,11 +150,9 @@ template <class Reduce>
 wb::Comparison run_case(Reduce reduce, const std::vector<float>& in, const std::string& context) {
   wb::DeviceBuffer<float> din(in), dsum(1);
   const float got = run_once(reduce, din, dsum, std::int64_t(in.size()), context);
-  wb::Comparison c = judge(in, reference(in), got, context);
-  if (c.ok()) {
-    c = wb::compare_unchanged(in, din, "in", "*sum (reduce in shared memory, not in place)");
-    c.context = context;
-  }
+  wb::Comparison c = wb::inputs_unchanged<float>({{"in", in, din}}, "*sum (reduce in shared memory, not in place)");
+  if (c.ok()) c = judge(in, reference(in), got, context);
+  c.context = context;
   return c;
 }
 
@@ -231,27 +224,23 @@ TEST_CASE("speed of your configuration against the solution and cub::DeviceReduc
   const std::int64_t n = std::int64_t(1) << 28;
   const std::vector<float> in = exact_inputs(n);
   wb::DeviceBuffer<float> din(in), dsum(1), copy(n);
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{"your reduce_sum", [&] { student::reduce_sum(din.data(), dsum.data(), n); }},
-       {"solution (float4, shuffles)", [&] { solution::reduce_sum(din.data(), dsum.data(), n); }},
+  //! [speed]
+  wb::SpeedBar bar;
+  bar.yours = "your reduce_sum";
+  bar.solution = "solution (float4, shuffles)";
+  bar.anchor = "cub::DeviceReduce::Sum";
+  bar.size = "2^28 floats";
+  bar.minimum = kMinSpeed;
+  bar.result = "the sum";
+  bar.advice = "Enough blocks to fill every multiprocessor, each thread adding many elements in a register before "
+               "the tree, and one atomic per block get there";
+  wb::grade_speed(
+      "sum of 2^28 floats (4 bytes per element; the copy moves 8)",
+      {{bar.yours, [&] { student::reduce_sum(din.data(), dsum.data(), n); }},
+       {bar.solution, [&] { solution::reduce_sum(din.data(), dsum.data(), n); }},
        {"solution, tree, 256 threads", [&] { solution::reduce_sum_launch(din.data(), dsum.data(), n, 256); }},
-       {"cub::DeviceReduce::Sum", [&] { wb::anchors::cub_reduce_sum(din.data(), dsum.data(), n); }},
+       {bar.anchor, [&] { wb::anchors::cub_reduce_sum(din.data(), dsum.data(), n); }},
        {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); }, 8.0 * n}},
-      4.0 * n);
-  std::cout << wb::format_timings("sum of 2^28 floats (4 bytes per element; the copy moves 8)", t,
-                                  "solution (float4, shuffles)");
-  const std::string context = "after timing, n = 2^28";
-  WB_REQUIRE_MATCH(judge(in, reference(in), run_once(yours, din, dsum, n, context), context));
-  const wb::Timing& mine = wb::timing_of(t, "your reduce_sum");
-  const wb::Timing& sol = wb::timing_of(t, "solution (float4, shuffles)");
-  const wb::Timing& cub = wb::timing_of(t, "cub::DeviceReduce::Sum");
-  const double ratio = sol.median_ms / mine.median_ms;
-  char detail[200];
-  std::snprintf(detail, sizeof detail, "2^28 floats: %.0f GB/s, %.0f%% of peak; the solution runs at %.2fx cub", mine.gbps,
-                mine.pct_peak, cub.median_ms / sol.median_ms);
-  wb::note_speed({ratio, kMinSpeed, detail});
-  if (ratio < kMinSpeed)
-    WB_FAIL_TOO_SLOW("the sum is right but runs at " + fmt(ratio) + "x the solution's speed (" + detail +
-                     "); at least 0.5x is needed. Enough blocks to fill every multiprocessor, each thread adding many "
-                     "elements in a register before the tree, and one atomic per block get there");
+      4.0 * n, bar, [&] { return judge(in, reference(in), run_once(yours, din, dsum, n, "n = 2^28"), "n = 2^28"); });
+  //! [speed]
 }

@@ -15,17 +15,11 @@
 
 #include "silu.cuh"
 #include "wb/grader.hpp"
+#include "wb/torch.hpp"
 
 namespace {
 
 using torch::Tensor;
-
-std::string str(const Tensor& t) {
-  std::string s = c10::toString(t.scalar_type());
-  s += " tensor of shape " + c10::str(t.sizes());
-  if (!t.is_contiguous()) s += " and strides " + c10::str(t.strides());
-  return s;
-}
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -33,10 +27,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 // x in [-6, 4): both tails of the sigmoid and the bend around 0; never all one value.
 Tensor random_tensor(at::IntArrayRef shape, torch::ScalarType dtype, std::uint64_t stream, float lo = -6.f,
                      float hi = 4.f) {
-  std::int64_t n = 1;
-  for (auto s : shape) n *= s;
-  std::vector<float> v = wb::random_floats(static_cast<std::size_t>(n), lo, hi, stream);
-  return torch::from_blob(v.data(), {n}, torch::kFloat).clone().to(dtype).reshape(shape).to(wb_ch05::kernel_device);
+  return wb::random_tensor(shape, dtype, stream, lo, hi);
 }
 
 // ---- references (libtorch, in float64) ----
@@ -54,9 +45,9 @@ const char* const kMisalignedHint =
     "starts 4 or 8 bytes past one: check the pointers' alignment and go one element at a time when they are not "
     "aligned";
 
-// A c10::Error from the learner's op, explained in the chapter's terms.
-std::string explain_error(const std::string& what, const std::string& msg) {
-  const std::string m = first_line(msg);
+// An error from the learner's op, explained in the chapter's terms ("" keeps the generic
+// "<what> threw: <message>").
+std::string explain_error(const std::string& what, const std::string& m) {
   if (m.find("incorrect number of gradients") != std::string::npos)
     return what + ": " + m + ": backward must return exactly one gradient per input of forward; forward takes x "
                                  "only, so return {grad_x}";
@@ -66,73 +57,15 @@ std::string explain_error(const std::string& what, const std::string& msg) {
   if (m.find("misaligned address") != std::string::npos) return what + ": " + m + ": " + kMisalignedHint;
   if (m.find("CUDA error") != std::string::npos)
     return what + ": " + m + ": the launch check caught it (see chapter 01 for what each error means)";
-  return what + " threw: " + m;
+  return "";
 }
 
-wb::Comparison returned_nothing(const std::string& what, const std::string& context);
+// Runs f (a call into the learner's op); an error fails the test case with its explanation.
+Tensor run(const std::string& what, const std::function<Tensor()>& f) { return wb::run_op(what, f, explain_error); }
 
-// Runs f (a call into the learner's op); an exception fails the test case with its explanation.
-Tensor run(const std::string& what, const std::function<Tensor()>& f) {
-  std::string failure;
-  try {
-    wb::Watchdog dog(what);
-    Tensor r = f();
-    // Kernels run asynchronously: wait for them here, so that a fault is reported as this call's
-    // (and a kernel that never finishes meets the watchdog).
-    const cudaError_t e = cudaDeviceSynchronize();
-    if (e == cudaSuccess) return r;
-    failure = explain_error(what, std::string("CUDA error: ") + cudaGetErrorString(e));
-  } catch (const c10::Error& e) {
-    const std::string m = e.what_without_backtrace();
-    // autograd's complaint when forward or backward returned no tensor at all: not started
-    if (m.find("undefined tensor") != std::string::npos) WB_REQUIRE_MATCH(returned_nothing("silu", what));
-    failure = explain_error(what, m);
-  } catch (const std::exception& e) {
-    failure = what + " threw: " + first_line(e.what());
-  }
-  wb::note_error(failure);
-  FAIL(failure);
-  return {};
-}
-
-// A comparison that says the op returned nothing: the exercise is not started.
-wb::Comparison returned_nothing(const std::string& what, const std::string& context) {
-  wb::Comparison c;
-  c.pattern = wb::Pattern::nothing_written;
-  c.array = what;
-  c.diagnosis = what + " returned no tensor (the // TODO: is still there)";
-  c.context = context;
-  return c;
-}
-
-// `got` against `expected` (both any device/dtype), with the generic diagnosis.
 wb::Comparison compare(const std::string& array, const Tensor& expected, const Tensor& got, torch::ScalarType dtype,
                        const std::string& context) {
-  if (!got.defined()) return returned_nothing(array, context);
-  wb::Comparison c;
-  c.array = array;
-  c.context = context;
-  if (got.sizes() != expected.sizes() || got.scalar_type() != dtype || got.device().type() != wb_ch05::kernel_device) {
-    c.pattern = wb::Pattern::chapter_specific;
-    c.wrong = expected.numel();
-    c.n = expected.numel();
-    c.diagnosis = array + " is a " + str(got) + " on " + got.device().str() + "; expected a " +
-                  c10::toString(dtype) + " tensor of shape " + c10::str(expected.sizes()) + " on " +
-                  c10::DeviceTypeName(wb_ch05::kernel_device, true) + ", like x";
-    return c;
-  }
-  const Tensor e = expected.to(torch::kCPU, torch::kDouble).contiguous().reshape({-1});
-  const Tensor g = got.to(torch::kCPU, torch::kDouble).contiguous().reshape({-1});
-  std::vector<double> ev(e.data_ptr<double>(), e.data_ptr<double>() + e.numel());
-  std::vector<double> gv(g.data_ptr<double>(), g.data_ptr<double>() + g.numel());
-  wb::CompareOptions opt;
-  opt.array = array;
-  // float32: expf and the rounding of a few operations; float64: close to exact
-  opt.rel_tol = dtype == torch::kDouble ? 1e-12 : 2e-6;
-  opt.abs_tol = dtype == torch::kDouble ? 1e-14 : 1e-6;
-  wb::Comparison r = wb::compare_values(ev, gv, std::vector<bool>(ev.size(), false), {}, opt);
-  r.context = context;
-  return r;
+  return wb::compare_tensors(array, expected, got, dtype, context);
 }
 
 bool close(const Tensor& a, const Tensor& b) {
@@ -162,12 +95,8 @@ void explain_backward(wb::Comparison& c, const Tensor& x, const Tensor& grad_y, 
 
 // Checks that the learner's op left x as it was.
 void require_unchanged(const Tensor& x, const Tensor& before, const std::string& context) {
-  if (torch::equal(x.detach(), before)) return;
-  wb::Comparison c = compare("x", before, x.detach(), before.scalar_type(), context);
-  c.pattern = wb::Pattern::chapter_specific;
-  c.diagnosis = "silu changed its input x (" + std::to_string(c.wrong) + (c.wrong == 1 ? " element differs" : " elements differ") + "): write to a new tensor "
-                "(torch::empty_like), never through x's data_ptr";
-  WB_REQUIRE_MATCH(c);
+  wb::require_unchanged("silu", "x", x, before, context,
+                        "write to a new tensor (torch::empty_like), never through x's data_ptr");
 }
 
 std::string dtype_name(torch::ScalarType t) { return t == torch::kDouble ? "float64" : "float32"; }
@@ -188,11 +117,16 @@ void check_forward_backward(const Tensor& x_in, const Tensor& grad_y, const std:
                   "it for autograd";
     WB_REQUIRE_MATCH(c);
   }
+  const Tensor grad_y_before = grad_y.clone();
   Tensor grad_x = run("silu (backward), " + context,
                       [&] { return torch::autograd::grad({y}, {x}, {grad_y}, /*retain_graph=*/true)[0]; });
   require_unchanged(x, before, context + ", after backward");
+  // grad_y belongs to the caller (autograd may pass the same tensor to other ops): checked before grad_x
+  wb::require_unchanged("silu's backward", "grad_y", grad_y, grad_y_before, context,
+                        "grad_y is the caller's; compute grad_x into a new tensor (torch::empty_like), never in place "
+                        "through grad_y's data_ptr");
   wb::Comparison c = compare("grad_x", reference_backward(before, grad_y), grad_x, dtype, "backward, " + context);
-  if (!grad_x.defined()) c = returned_nothing("backward", "backward, " + context);
+  if (!grad_x.defined()) c = wb::returned_nothing("backward", "backward, " + context);
   explain_backward(c, before, grad_y, grad_x);
   if (!c.ok() && c.pattern != wb::Pattern::nothing_written && !grad_y.is_contiguous() && x_in.is_contiguous()) {
     c.pattern = wb::Pattern::chapter_specific;
@@ -226,7 +160,7 @@ TEST_CASE("backward takes a stride-0 grad_y, as y.sum().backward() gives it", "[
   const torch::ScalarType dtype = GENERATE(torch::kFloat, torch::kDouble);
   const std::int64_t n = 1000;
   // The gradient of sum() is one value seen n times: a tensor of n elements with stride 0.
-  const Tensor g = torch::full({1}, 0.75, torch::TensorOptions().dtype(dtype).device(wb_ch05::kernel_device)).expand({n});
+  const Tensor g = torch::full({1}, 0.75, torch::TensorOptions().dtype(dtype).device(wb::torch_device)).expand({n});
   check_forward_backward(random_tensor({n}, dtype, 21), g,
                          dtype_name(dtype) + ", grad_y = one value expanded to 1000 elements (stride 0)");
 }
@@ -293,9 +227,9 @@ TEST_CASE("backward agrees with central finite differences of your forward, in f
   const Tensor v = random_tensor({n}, torch::kDouble, 42, 0.5f, 1.5f);
   Tensor x = x0.clone().requires_grad_(true);
   Tensor y = run("silu (forward), float64, n = 37", [&] { return student::silu(x); });
-  if (!y.defined()) WB_REQUIRE_MATCH(returned_nothing("silu", "finite differences"));
+  if (!y.defined()) WB_REQUIRE_MATCH(wb::returned_nothing("silu", "finite differences"));
   Tensor grad = run("silu (backward), float64, n = 37", [&] { return torch::autograd::grad({y}, {x}, {v})[0]; });
-  if (!grad.defined()) WB_REQUIRE_MATCH(returned_nothing("backward", "finite differences"));
+  if (!grad.defined()) WB_REQUIRE_MATCH(wb::returned_nothing("backward", "finite differences"));
   const double h = 1e-6;
   const Tensor xc = x0.to(torch::kCPU);
   std::vector<double> numeric(n), analytic(n);
@@ -305,8 +239,8 @@ TEST_CASE("backward agrees with central finite differences of your forward, in f
     Tensor xp = xc.clone(), xm = xc.clone();
     xp[i] += h;
     xm[i] -= h;
-    const Tensor lp = run("silu (forward)", [&] { return (student::silu(xp.to(wb_ch05::kernel_device)).cpu() * v.cpu()).sum(); });
-    const Tensor lm = run("silu (forward)", [&] { return (student::silu(xm.to(wb_ch05::kernel_device)).cpu() * v.cpu()).sum(); });
+    const Tensor lp = run("silu (forward)", [&] { return (student::silu(xp.to(wb::torch_device)).cpu() * v.cpu()).sum(); });
+    const Tensor lm = run("silu (forward)", [&] { return (student::silu(xm.to(wb::torch_device)).cpu() * v.cpu()).sum(); });
     numeric[i] = (lp.item<double>() - lm.item<double>()) / (2 * h);
     analytic[i] = gc[i].item<double>();
   }
@@ -343,7 +277,7 @@ TEST_CASE("empty tensors give empty results, forward and backward", "[05][correc
   WB_REQUIRE_DEVICE();
   const auto shape = GENERATE(std::vector<std::int64_t>{0}, std::vector<std::int64_t>{3, 0});
   CAPTURE(shape);
-  const Tensor x = torch::empty(shape, torch::TensorOptions().dtype(torch::kFloat).device(wb_ch05::kernel_device));
+  const Tensor x = torch::empty(shape, torch::TensorOptions().dtype(torch::kFloat).device(wb::torch_device));
   check_forward_backward(x, torch::ones_like(x), "float32, shape " + c10::str(at::IntArrayRef(shape)) +
                                                       " (no element: launch nothing; a 0-block grid is an error)");
 }
@@ -366,7 +300,7 @@ void require_refused(const Tensor& x, const std::string& what, const std::string
   c.context = what;
   c.pattern = wb::Pattern::chapter_specific;
   if ((!threw && !y.defined()) || message.find("undefined tensor") != std::string::npos) {
-    WB_REQUIRE_MATCH(returned_nothing("silu", what));
+    WB_REQUIRE_MATCH(wb::returned_nothing("silu", what));
     return;
   }
   if (!threw) {
@@ -390,7 +324,7 @@ TEST_CASE("a wrong dtype is refused by your TORCH_CHECK, with a message that nam
   const auto [dtype, name, pattern] = GENERATE(table<torch::ScalarType, std::string, std::string>(
       {{torch::kInt, "int32", "int"}, {torch::kHalf, "float16", "half|float16"}, {torch::kLong, "int64", "long|int64"}}));
   CAPTURE(name);
-  const Tensor x = torch::ones({8}, torch::TensorOptions().dtype(dtype).device(wb_ch05::kernel_device));
+  const Tensor x = torch::ones({8}, torch::TensorOptions().dtype(dtype).device(wb::torch_device));
   require_refused(x, "an " + name + " x", pattern,
                   "check x.scalar_type() first, with TORCH_CHECK and a message that names silu, the dtypes it takes "
                   "(float32, float64) and the one it got");
@@ -400,7 +334,7 @@ TEST_CASE("a tensor on the wrong device is refused by your TORCH_CHECK, with a m
   WB_REQUIRE_DEVICE();
   // Empty, so that a missing check cannot launch a kernel on memory it cannot reach; the check
   // comes before anything else, whatever x's size.
-  const bool gpu = wb_ch05::kernel_device == c10::DeviceType::CUDA;
+  const bool gpu = wb::torch_device == c10::DeviceType::CUDA;
   const Tensor x = torch::empty({0}, torch::TensorOptions().dtype(torch::kFloat).device(gpu ? c10::DeviceType::CPU : c10::DeviceType::Meta));
   const std::string where = gpu ? "cpu" : "meta";
   require_refused(x, "an x on the " + where + " device", where,

@@ -25,8 +25,10 @@ std::string describe(cudaError_t code, const char* expr, const char* file, int l
 CudaError::CudaError(cudaError_t code, const char* expr, const char* file, int line)
     : std::runtime_error(describe(code, expr, file, line)), code_(code) {}
 
-bool CudaError::sticky() const {
-  switch (code_) {
+bool CudaError::sticky() const { return is_sticky(code_); }
+
+bool is_sticky(cudaError_t code) {
+  switch (code) {
     case cudaErrorIllegalAddress:
     case cudaErrorLaunchFailure:
     case cudaErrorLaunchTimeout:

@@ -17,6 +17,7 @@
 
 #include "wb/compare.hpp"
 #include "wb/device.hpp"
+#include "wb/speed.hpp"
 
 #ifndef WB_CHAPTER_ID
 #define WB_CHAPTER_ID "chapter"
@@ -45,6 +46,7 @@ struct State {
   std::string too_slow_why;
   int cases = 0, cases_skipped = 0;
   std::string crash_hint;        // set by a live CrashHint
+  std::vector<std::string> unchecked;  // what this run could not check
   bool finished = false;
 };
 
@@ -82,6 +84,23 @@ void note_error(const std::string& what) {
   }
 }
 
+void note_unchecked(const std::string& what) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  for (const auto& u : s.unchecked)
+    if (u == what) return;
+  s.unchecked.push_back(what);
+}
+
+std::string shorten(const std::string& detail, std::size_t max) {
+  std::string s = one_line(detail);
+  if (s.size() <= max) return s;
+  std::size_t cut = s.rfind(' ', max - 3);  // room for "..."
+  if (cut == std::string::npos || cut < max / 2) cut = max - 3;
+  while (cut > 0 && (s[cut - 1] == ',' || s[cut - 1] == ':' || s[cut - 1] == ';' || s[cut - 1] == ' ')) --cut;
+  return s.substr(0, cut) + "...";
+}
+
 CrashHint::CrashHint(const std::string& why) {
   std::lock_guard<std::mutex> lock(state().m);
   state().crash_hint = why;
@@ -115,6 +134,7 @@ std::string speed_level(double r) {
 void finish_report(const std::string& verdict_override) {
   auto& s = state();
   std::string verdict, detail, speed;
+  std::vector<std::string> unchecked;
   {
     std::lock_guard<std::mutex> lock(s.m);
     if (s.finished) return;
@@ -136,16 +156,20 @@ void finish_report(const std::string& verdict_override) {
       detail = "edit " WB_STUDENT_FILE " (look for // TODO:)";
     } else {
       verdict = "wrong";
-      detail = !s.first_diagnosis.empty() ? s.first_diagnosis : s.first_unexplained;
-      if (!s.first_failure_test.empty() && !s.first_diagnosis.empty())
-        detail += " (in \"" + s.first_failure_test + "\")";
+      // The first diagnosis leads, cut to fit one line (the whole of it is in the log above);
+      // the test's name follows when there is room.
+      detail = shorten(!s.first_diagnosis.empty() ? s.first_diagnosis : s.first_unexplained);
+      const std::string in = " (in \"" + s.first_failure_test + "\")";
+      if (!s.first_failure_test.empty() && !s.first_diagnosis.empty() && detail.size() + in.size() <= summary_detail_max)
+        detail += in;
     }
+    if (const std::string lost = context_lost_reason(); !lost.empty()) unchecked.push_back(lost);
+    unchecked.insert(unchecked.end(), s.unchecked.begin(), s.unchecked.end());
     for (const auto& sp : s.speeds) {
       std::ostringstream o;
-      o.precision(2);
-      o << std::fixed << sp.ratio << "x the solution: " << speed_level(sp.ratio);
+      o << format_ratio(sp.ratio) << "x the solution: " << speed_level(sp.ratio);
       if (!sp.detail.empty()) o << " (" << sp.detail << ")";
-      if (sp.minimum > 0 && sp.ratio < sp.minimum) o << "; at least " << sp.minimum << "x is needed to pass";
+      if (sp.minimum > 0 && sp.ratio < sp.minimum) o << "; at least " << format_ratio(sp.minimum) << "x is needed to pass";
       speed = o.str();
     }
     if (speed.empty() && verdict == "correct")
@@ -155,11 +179,16 @@ void finish_report(const std::string& verdict_override) {
   out << "\n==== " << WB_CHAPTER_ID << (std::string(WB_CHAPTER_TITLE).empty() ? "" : " (" WB_CHAPTER_TITLE ")")
       << " on " << (cpu_backend() ? "the CPU backend" : device_name()) << " ====\n";
   out << "  verdict: " << verdict << (detail.empty() ? "" : ": " + detail) << "\n";
+  std::string not_checked;
+  for (const auto& u : unchecked) {
+    out << "  not checked: " << u << "\n";
+    not_checked += "; not checked: " + u;
+  }
   if (!speed.empty()) out << "  speed:   " << speed << "\n";
   std::cout << out.str() << std::flush;
   if (const char* path = std::getenv("WB_STATUS_FILE")) {
     std::ofstream f(path);
-    f << verdict << "\t" << one_line(detail) << "\t" << one_line(speed) << "\n";
+    f << verdict << "\t" << one_line(detail + not_checked) << "\t" << one_line(speed) << "\n";
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "wb/cuda_check.hpp"
 #include "wb/device.hpp"
+#include "wb/speed.hpp"
 
 namespace wb {
 #ifndef WB_EMU
@@ -157,8 +158,9 @@ std::string format_timings(const std::string& title, const std::vector<Timing>& 
                 "% peak", "speed");
   s << line;
   for (const auto& t : timings) {
-    std::snprintf(line, sizeof line, "  %-26s %8.4f ms %8.4f..%-8.4f %8.0f %6.1f%% %8.2fx\n", t.name.c_str(),
-                  t.median_ms, t.q1_ms, t.q3_ms, t.gbps, t.pct_peak, ref ? ref->median_ms / t.median_ms : 0.0);
+    const std::string ratio = ref ? format_ratio(ref->median_ms / t.median_ms) + "x" : "";
+    std::snprintf(line, sizeof line, "  %-26s %8.4f ms %8.4f..%-8.4f %8.0f %6.1f%% %9s\n", t.name.c_str(), t.median_ms,
+                  t.q1_ms, t.q3_ms, t.gbps, t.pct_peak, ratio.c_str());
     s << line;
   }
   if (ref) s << "  (speed: time of " << reference << " / time of the variant; samples interleaved, L2 flushed)\n";

@@ -97,6 +97,49 @@ Comparison compare_unchanged(const std::vector<T>& original, const DeviceBuffer<
   return c;
 }
 
+/// An input of a launch and what it held before, for inputs_unchanged().
+template <class T>
+struct Input {
+  std::string name;                ///< the input's name in the chapter, e.g. "a"
+  const std::vector<T>& original;  ///< its values before the launch
+  const DeviceBuffer<T>& buffer;   ///< the device array the launch was given
+};
+
+/// Checks that every input still holds what it held before the launch. Call it before any
+/// other check of a case: a kernel that writes into an input is told so first, not judged on
+/// an output it may never have written (which would read as *not started*). When the changed
+/// input now holds the output's expected values (`expected`, optional), the message says the
+/// result was written into that input.
+/// \param inputs the case's inputs, in the order the messages should name them
+/// \param outputs what may be written, for the message, e.g. "c"
+/// \param expected the output's expected values ({} when they do not line up with the inputs)
+/// \param options tolerances for recognising `expected` in an input
+template <class T>
+Comparison inputs_unchanged(const std::vector<Input<T>>& inputs, const std::string& outputs,
+                            const std::vector<double>& expected = {}, const CompareOptions& options = {}) {
+  for (const Input<T>& in : inputs) {
+    Comparison c = compare_unchanged(in.original, in.buffer, in.name, outputs);
+    if (c.ok() || c.pattern == Pattern::out_of_bounds || expected.size() != in.original.size()) {
+      if (!c.ok()) return c;
+      continue;
+    }
+    // Does the changed input hold the output? Count its changed elements that equal expected.
+    const std::vector<T> now = in.buffer.download();
+    std::int64_t changed = 0, like_output = 0;
+    for (std::size_t i = 0; i < now.size(); ++i) {
+      if (!std::memcmp(&now[i], &in.original[i], sizeof(T))) continue;
+      ++changed;
+      const double e = expected[i], g = static_cast<double>(now[i]);
+      like_output += std::fabs(g - e) <= options.abs_tol + options.rel_tol * std::fabs(e);
+    }
+    if (changed > 0 && like_output == changed)
+      c.diagnosis = "the kernel wrote its result into its input " + in.name + " (" + in.name + " now holds what " +
+                    outputs + " should): only " + outputs + " may be written";
+    return c;
+  }
+  return {};
+}
+
 /// Records a failed comparison for the grader's summary; used by WB_REQUIRE_MATCH.
 void note_failure(const Comparison& c);
 

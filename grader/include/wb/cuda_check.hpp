@@ -25,6 +25,10 @@ class CudaError : public std::runtime_error {
   cudaError_t code_;
 };
 
+/// True for errors that leave a GPU's CUDA context unusable until the process ends (illegal
+/// address, launch failure...): every later CUDA call returns them again.
+bool is_sticky(cudaError_t code);
+
 /// Throws wb::CudaError unless `code` is cudaSuccess.
 void cuda_check(cudaError_t code, const char* expr, const char* file, int line);
 

@@ -31,12 +31,22 @@ int multiprocessor_count();
 /// rate); 0 when the device does not report it (the CPU backend).
 double peak_bandwidth_gbps();
 
+/// True once a fault has left the GPU's CUDA context unusable (a sticky error, see
+/// wb::fail_with_cuda_error): no later case can run in this process. Never on the CPU backend,
+/// whose device is reset after a fault.
+bool context_lost();
+
+/// "the CUDA context is unusable after <fault>; later cases not run" ("" while it is usable).
+std::string context_lost_reason();
+
 }  // namespace wb
 
-/// Ends the current test case as skipped (never passed) when no CUDA device can run kernels.
-#define WB_REQUIRE_DEVICE()                                              \
-  do {                                                                   \
-    if (!::wb::device_available()) SKIP("skipped: " + ::wb::no_device_reason()); \
+/// Ends the current test case as skipped (never passed) when no CUDA device can run kernels, or
+/// when an earlier fault left the CUDA context unusable (the verdict names that fault).
+#define WB_REQUIRE_DEVICE()                                                        \
+  do {                                                                             \
+    if (!::wb::device_available()) SKIP("skipped: " + ::wb::no_device_reason());   \
+    if (::wb::context_lost()) SKIP("not run: " + ::wb::context_lost_reason());     \
   } while (0)
 
 /// Ends the current test case as skipped on the CPU backend, whose timings mean nothing.

@@ -1,5 +1,5 @@
 /// \file
-/// \brief Everything a chapter's grade.cpp includes.
+/// \brief Everything a chapter's grade.cpp includes (a libtorch chapter adds wb/torch.hpp).
 #pragma once
 
 #include <catch2/catch_test_macros.hpp>
@@ -11,7 +11,9 @@
 #include "wb/compare.hpp"
 #include "wb/cuda_check.hpp"
 #include "wb/device.hpp"
+#include "wb/flow.hpp"
 #include "wb/random.hpp"
 #include "wb/report.hpp"
+#include "wb/speed.hpp"
 #include "wb/timing.hpp"
 #include "wb/watchdog.hpp"

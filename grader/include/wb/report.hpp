@@ -30,6 +30,18 @@ void note_too_slow(const std::string& why);
 /// Records a failure that is not a comparison (a CUDA error, a bad argument, a runaway kernel).
 void note_error(const std::string& what);
 
+/// Records something the grader could not check in this run, e.g. "elements past 2^31 (the
+/// device has 9 GiB free; 17 GiB are needed)": the summary lists it under the verdict, so a
+/// *correct* verdict never claims more than was checked.
+void note_unchecked(const std::string& what);
+
+/// The longest verdict detail the summary line carries; a longer one is cut at a word, and the
+/// whole diagnosis stays in the log above it.
+inline constexpr std::size_t summary_detail_max = 180;
+
+/// `detail` cut to at most `max` characters at a word boundary, ending in "..." when cut.
+std::string shorten(const std::string& detail, std::size_t max = summary_detail_max);
+
 /// While alive, explains a crash of the grader (a fatal signal: SIGSEGV, SIGBUS...) in the
 /// chapter's terms: for a check whose likely failure is a crash, not a wrong value, e.g. a
 /// misaligned 16-byte access on the CPU backend.

@@ -1,5 +1,5 @@
 // Planted bug: the sum is accumulated into the input a, then copied to c.
-// expect: the kernel changed its input a
+// expect: the kernel wrote its result into its input a
 #include "naive_add.cuh"
 
 namespace student {

@@ -1,0 +1,140 @@
+#include "wb/flow.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <exception>
+#include <stdexcept>
+#include <mutex>
+#include <string>
+
+#include "wb/cuda_check.hpp"
+#include "wb/device.hpp"
+#include "wb/report.hpp"
+#include "wb/watchdog.hpp"
+
+namespace wb {
+namespace {
+
+struct Lost {
+  std::mutex m;
+  std::string fault;  // "" while the context is usable
+};
+
+Lost& lost() {
+  static Lost l;
+  return l;
+}
+
+std::string trim(std::string s) {
+  const auto first = s.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  s = s.substr(first);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == ':')) s.pop_back();
+  return s;
+}
+
+#ifdef WB_EMU
+// The CPU backend's fault text: "<file>:<line>: error: kernel fault in K, launched here with
+// ...; in block (...):\n  <sentence>\n  <detail>...". The summary wants "kernel fault in K:
+// <sentence>".
+std::string fault_sentence(const std::string& text) {
+  const auto nl = text.find('\n');
+  std::string kernel;
+  const std::string tag = "kernel fault in ";
+  if (const auto at = text.find(tag); at != std::string::npos && at < nl) {
+    const auto end = text.find(',', at);
+    kernel = text.substr(at + tag.size(), (end == std::string::npos || end > nl ? nl : end) - at - tag.size());
+  }
+  if (nl == std::string::npos) return trim(text);
+  const auto nl2 = text.find('\n', nl + 1);
+  const std::string sentence = trim(text.substr(nl + 1, nl2 == std::string::npos ? std::string::npos : nl2 - nl - 1));
+  return "kernel fault in " + (kernel.empty() ? std::string("a kernel") : kernel) + ": " + sentence;
+}
+#endif
+
+}  // namespace
+
+bool context_lost() {
+  std::lock_guard<std::mutex> lock(lost().m);
+  return !lost().fault.empty();
+}
+
+std::string context_lost_reason() {
+  std::lock_guard<std::mutex> lock(lost().m);
+  return lost().fault.empty() ? "" : "the CUDA context is unusable after " + lost().fault + "; later cases not run";
+}
+
+std::string cuda_error_headline(const std::string& what, cudaError_t code) {
+#ifdef WB_EMU
+  if (code == cudaErrorLaunchFailure) {
+    const std::string fault = wb_emu::last_fault_message();
+    if (!fault.empty()) return fault_sentence(fault);
+  }
+#endif
+  std::string s = what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  const std::string hint = cuda_error_hint(code);
+  if (!hint.empty()) s += ": " + hint.substr(0, hint.find(". "));  // the first sentence; the rest goes to the log
+  return s;
+}
+
+std::string recover_from(const std::string& what, cudaError_t code) {
+  if (!is_sticky(code)) return "";
+  if (cpu_backend()) {
+    // The emulated device keeps a fault sticky as a GPU does, until a reset: reset it, so that
+    // the next case runs clean and is judged on its own.
+    cudaDeviceReset();
+    return "";
+  }
+  {
+    std::lock_guard<std::mutex> lock(lost().m);
+    if (lost().fault.empty()) lost().fault = what + "'s " + cudaGetErrorName(code);
+  }
+  return context_lost_reason();
+}
+
+void fail_with_cuda_error(const std::string& what, cudaError_t code, const std::string& headline_override) {
+  const std::string headline = headline_override.empty() ? cuda_error_headline(what, code) : headline_override;
+  std::string message = headline;
+  if (cpu_backend() && code == cudaErrorLaunchFailure) {
+    message = what + ": " + headline + " (the whole diagnostic is printed above)";
+  } else {
+    const std::string hint = cuda_error_hint(code);
+    if (hint.find(". ") != std::string::npos || !headline_override.empty()) message += "\n  " + hint;
+  }
+  if (const std::string lost_note = recover_from(what, code); !lost_note.empty()) message += "\n  " + lost_note;
+  note_error(headline);
+  FAIL(message);
+  throw std::logic_error("unreachable");  // FAIL throws; this keeps [[noreturn]] honest
+}
+
+void run_launch(const std::string& what, const std::function<void()>& launch, std::chrono::seconds limit) {
+  cudaError_t code = cudaSuccess;
+  std::string threw;
+  {
+    Watchdog dog(what, limit);
+    try {
+      launch();
+      code = cudaGetLastError();
+      if (code == cudaSuccess) code = cudaDeviceSynchronize();
+    } catch (const CudaError& e) {  // a WB_CUDA_CHECK inside the learner's code
+      code = e.code();
+    } catch (const std::exception& e) {
+      threw = e.what();
+    }
+  }
+  if (!threw.empty()) {
+    const std::string headline = what + " threw: " + threw.substr(0, threw.find('\n'));
+    note_error(headline);
+    FAIL(headline);
+  }
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();  // a non-sticky error must not be blamed on the next call
+    fail_with_cuda_error(what, code);
+  }
+}
+
+void run_launch(const std::string& what, const std::function<void()>& launch) {
+  run_launch(what, launch, Watchdog::default_seconds());
+}
+
+}  // namespace wb
