@@ -3,8 +3,8 @@
 #   workbook_add_chapter(<NN-topic>
 #     TITLE "<words>"             # shown in the grader's summary
 #     KERNEL <file.cu>            # the learner's file in chapters/<NN-topic>/, same name in solutions/
-#     [MUTANTS <file.cu>...]      # planted bugs in tests/mutants/<NN-topic>/: the grader must reject each
-#     [ACCEPTED <file.cu>...]     # correct variants in tests/accepted/<NN-topic>/: the grader must accept each
+#     [MUTANTS <name.patch|name.cu>...]   # planted bugs in tests/mutants/<NN-topic>/: the grader must reject each
+#     [ACCEPTED <name.patch|name.cu>...]  # correct variants in tests/accepted/<NN-topic>/: the grader must accept each
 #     [INSTRUMENT]                # CPU backend: build every kernel file of the chapter instrumented, so the
 #                                 # grader can read wb_emu::last_launch_memory_stats() and shared-memory
 #                                 # races are faults (emu/include/wb_emu/instrument.hpp)
@@ -12,19 +12,30 @@
 #                                 # grader are compiled as C++20 and linked with wb::torch_<backend>; on a
 #                                 # backend libtorch cannot serve, every test and the grader report "skipped"
 #
+# workbook_add_graded(<id> SOURCE_DIR <dir> SOLUTION_DIR <dir> VARIANT_DIR <dir> ...) does the same for
+# any graded folder (an exercise: exercises/NN-name, solutions/exercises/NN-name); the folders are
+# relative to the repository's root, and the other arguments are workbook_add_chapter's.
+#
 # It builds, per backend (cpu, cuda):
 #   grade-<NN-topic>-<backend>   the learner's grader: chapters/<NN-topic>/grade.cpp linked with the
 #                                learner's kernel file (namespace student) and the solution (namespace
 #                                solution); built only on demand (by the grade command), so a
 #                                half-edited kernel never breaks the test suite's build
 # and the test suite's tests, labelled `chapter`, `<NN-topic>` and `<backend>`:
-#   <NN-topic>.<backend>.solution     the solution graded as if it were the learner's: must pass
-#   <NN-topic>.<backend>.stub         the stub as committed: must fail as "not started"
-#   <NN-topic>.<backend>.mutant.<m>   must fail, with the diagnosis its `// expect: <regex>` line names
-#   <NN-topic>.<backend>.accepted.<a> must pass
-# A mutant with a `// gpu-only: <reason>` line can only be caught on a GPU (`// cpu-only: <reason>`:
-# only on the CPU backend); on the other backend its
-# test reports itself skipped with that reason.
+#   <NN-topic>.<backend>.solution          the solution graded as if it were the learner's: must pass
+#   <NN-topic>.<backend>.stub              the stub as committed: must fail as "not started"
+#   <NN-topic>.<backend>.mutants.<name>    must fail, with the diagnosis its `expect: <regex>` line names
+#   <NN-topic>.<backend>.accepted.<name>   must pass
+#
+# A variant (mutant or accepted) is either a patch against the solution, `<name>.patch`, or a whole
+# kernel file in namespace student, `<name>.cu` (for a different design). A patch is a unified
+# diff (`diff -u`) of the solution's file, applied at configure time with GNU patch and no fuzz;
+# configure stops, naming the patch, when it no longer applies. Its leading text, before the diff,
+# carries the variant's lines (a .cu file carries them as `// ` comments):
+#   Planted bug: <what is wrong, in one line>
+#   expect: <regex>           (mutants) the diagnosis the grader must give
+#   gpu-only: <reason>        only a GPU can catch this bug; on the CPU backend the test reports skipped
+#   cpu-only: <reason>        only the CPU backend can catch it; on a GPU the test reports skipped
 # On the CUDA backend without a device every grader reports "skipped", and ctest shows it skipped.
 
 set(WB_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "")
@@ -118,31 +129,152 @@ function(_wb_skipped_chapter id backend title reason mutants)
   endforeach()
 endfunction()
 
+# _wb_variant_line(<out> <file> <key>): the text after `<key>: ` on a variant's leading line (a
+# `// ` comment in a .cu file), or "" when there is none.
+function(_wb_variant_line out file key)
+  file(STRINGS "${file}" line REGEX "^(// )?${key}: " LIMIT_COUNT 1)
+  string(REGEX REPLACE "^(// )?${key}: " "" line "${line}")
+  set(${out} "${line}" PARENT_SCOPE)
+endfunction()
+
+# wb_variant_source(<out_source> <out_rename> <variant> <solution> <work_dir>): the kernel file a
+# variant compiles. A `.cu` variant is itself (a whole file in namespace student: <out_rename> is
+# OFF). A `.patch` is applied to <solution> at configure time, into <work_dir>/<solution's name>
+# (rewritten only when its text changes, so a configure does not rebuild it), and compiles with
+# the solution's namespace renamed (<out_rename> is ON); configure stops if it no longer applies.
+# Without GNU patch, <out_source> is "" (the caller's test then fails and says to install it: the
+# learner's graders need no patch, the test suite does).
+function(wb_variant_source out_source out_rename variant solution work_dir)
+  get_filename_component(ext "${variant}" LAST_EXT)
+  if(NOT ext STREQUAL ".patch")
+    set(${out_source} "${variant}" PARENT_SCOPE)
+    set(${out_rename} OFF PARENT_SCOPE)
+    return()
+  endif()
+  find_program(WB_PATCH_EXECUTABLE patch DOC "GNU patch, which applies the test suite's variants")
+  file(RELATIVE_PATH rel_variant "${WB_ROOT}" "${variant}")
+  file(RELATIVE_PATH rel_solution "${WB_ROOT}" "${solution}")
+  if(NOT WB_PATCH_EXECUTABLE)
+    set(${out_source} "" PARENT_SCOPE)
+    set(${out_rename} ON PARENT_SCOPE)
+    return()
+  endif()
+  get_filename_component(name "${solution}" NAME)
+  set(out "${work_dir}/${name}")
+  file(MAKE_DIRECTORY "${work_dir}")
+  execute_process(COMMAND "${WB_PATCH_EXECUTABLE}" --batch --quiet --forward --fuzz=0 --no-backup-if-mismatch
+                          --reject-file=- -o "${out}.new" "${solution}" "${variant}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE patch_out ERROR_VARIABLE patch_err)
+  if(NOT rc EQUAL 0)
+    file(REMOVE "${out}.new")
+    string(STRIP "${patch_out}${patch_err}" why)
+    message(FATAL_ERROR "${rel_variant} no longer applies to ${rel_solution} (GNU patch, no fuzz: ${why}). "
+                        "Plant the same bug in the current solution and regenerate it: copy ${rel_solution}, edit the "
+                        "copy, and write `diff -u ${rel_solution} <copy>` after the patch's leading lines.")
+  endif()
+  file(COPY_FILE "${out}.new" "${out}" ONLY_IF_DIFFERENT)
+  file(REMOVE "${out}.new")
+  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${variant}" "${solution}")
+  set(${out_source} "${out}" PARENT_SCOPE)
+  set(${out_rename} ON PARENT_SCOPE)
+endfunction()
+
+# _wb_add_variants(<id> <backend> <kind> <files>...): the tests of one kind (MUTANTS or
+# ACCEPTED) of variants for one backend. Uses the caller's src_dir, solution_file, variant_dir,
+# instr and CH_TITLE.
+function(_wb_add_variants id backend kind)
+  string(TOLOWER "${kind}" dir)
+  set(t ${id}.${backend})
+  foreach(file IN LISTS ARGN)
+    set(src "${WB_ROOT}/tests/${dir}/${variant_dir}/${file}")
+    if(NOT EXISTS "${src}")
+      message(FATAL_ERROR "${id}: ${dir} variant tests/${dir}/${variant_dir}/${file} is missing")
+    endif()
+    get_filename_component(stem "${file}" NAME_WE)
+    set(name ${t}.${dir}.${stem})
+    if(kind STREQUAL "MUTANTS")
+      _wb_variant_line(regex "${src}" expect)
+      if(NOT regex)
+        message(FATAL_ERROR "${src}: a mutant needs an `expect: <regex>` line naming the diagnosis")
+      endif()
+      # `gpu-only: <why>` / `cpu-only: <why>`: only that backend can catch this bug.
+      set(only_other "")
+      foreach(only gpu cpu)
+        _wb_variant_line(why "${src}" ${only}-only)
+        if(why AND NOT backend STREQUAL "${only}" AND NOT (only STREQUAL "gpu" AND backend STREQUAL "cuda"))
+          set(only_other "${why}")
+        endif()
+      endforeach()
+      if(only_other)
+        set(where "the CPU backend")
+        if(backend STREQUAL "cuda")
+          set(where "a GPU")
+        endif()
+        add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped on ${where}: ${only_other}")
+        set_tests_properties(${name} PROPERTIES LABELS "chapter;${id};${backend}"
+                                                SKIP_REGULAR_EXPRESSION "verdict: skipped")
+        continue()
+      endif()
+      set(expect fail)
+    else()
+      set(regex "")
+      set(expect pass)
+    endif()
+    wb_variant_source(kernel rename "${src}" "${solution_file}" "${CMAKE_BINARY_DIR}/variants/${dir}/${variant_dir}/${stem}")
+    if(NOT kernel)
+      add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
+               "tests/${dir}/${variant_dir}/${file} is a patch, and GNU patch was not found: install it (bash cmake/setup.sh)")
+      set_tests_properties(${name} PROPERTIES LABELS "chapter;${id};${backend}" FAIL_REGULAR_EXPRESSION "not found")
+      continue()
+    endif()
+    set(opts ${instr})
+    if(rename)
+      list(APPEND opts RENAME_SOLUTION)
+    endif()
+    _wb_kernel_object(wb_${name} ${backend} "${src_dir}" "${kernel}" ${opts})
+    _wb_grader_exe(${name} ${backend} ${id} "${CH_TITLE}" wb_${name} "tests/${dir}/${variant_dir}/${file}")
+    _wb_grader_test(${name} ${name} ${backend} ${id} ${expect} "${regex}")
+  endforeach()
+endfunction()
+
 function(workbook_add_chapter id)
-  cmake_parse_arguments(PARSE_ARGV 1 CH "INSTRUMENT;TORCH" "TITLE;KERNEL" "MUTANTS;ACCEPTED")
+  workbook_add_graded(${id} SOURCE_DIR chapters/${id} SOLUTION_DIR solutions/${id} VARIANT_DIR ${id} ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY WB_CHAPTERS ${id})
+endfunction()
+
+function(workbook_add_graded id)
+  cmake_parse_arguments(PARSE_ARGV 1 CH "INSTRUMENT;TORCH" "TITLE;KERNEL;SOURCE_DIR;SOLUTION_DIR;VARIANT_DIR"
+                        "MUTANTS;ACCEPTED")
+  foreach(required SOURCE_DIR SOLUTION_DIR VARIANT_DIR TITLE KERNEL)
+    if(NOT CH_${required})
+      message(FATAL_ERROR "workbook_add_graded(${id}): ${required} is missing")
+    endif()
+  endforeach()
   set(instr)
   if(CH_INSTRUMENT)
     set(instr INSTRUMENT)
   endif()
   set(_wb_torch ${CH_TORCH})
-  set(chapter_dir "${WB_ROOT}/chapters/${id}")
-  set(solution_dir "${WB_ROOT}/solutions/${id}")
-  foreach(f "${chapter_dir}/README.md" "${chapter_dir}/grade.cpp" "${chapter_dir}/${CH_KERNEL}"
-            "${solution_dir}/${CH_KERNEL}")
+  set(rel_src "${CH_SOURCE_DIR}")
+  set(src_dir "${WB_ROOT}/${CH_SOURCE_DIR}")
+  set(solution_dir "${WB_ROOT}/${CH_SOLUTION_DIR}")
+  set(solution_file "${solution_dir}/${CH_KERNEL}")
+  set(variant_dir "${CH_VARIANT_DIR}")
+  foreach(f "${src_dir}/README.md" "${src_dir}/grade.cpp" "${src_dir}/${CH_KERNEL}" "${solution_file}")
     if(NOT EXISTS "${f}")
-      message(FATAL_ERROR "workbook_add_chapter(${id}): ${f} is missing")
+      message(FATAL_ERROR "workbook_add_graded(${id}): ${f} is missing")
     endif()
   endforeach()
 
   # The stub as committed, for the test suite (the learner's edits don't change what it tests).
   set(stub_copy "${CMAKE_BINARY_DIR}/pristine/${id}/${CH_KERNEL}")
-  execute_process(COMMAND git show "HEAD:chapters/${id}/${CH_KERNEL}"
+  execute_process(COMMAND git show "HEAD:${rel_src}/${CH_KERNEL}"
                   WORKING_DIRECTORY "${WB_ROOT}" OUTPUT_VARIABLE stub_text RESULT_VARIABLE git_rc ERROR_QUIET)
   if(NOT git_rc EQUAL 0)
-    file(READ "${chapter_dir}/${CH_KERNEL}" stub_text)
+    file(READ "${src_dir}/${CH_KERNEL}" stub_text)
   endif()
   file(CONFIGURE OUTPUT "${stub_copy}" CONTENT "${stub_text}" @ONLY)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${CH_KERNEL}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src_dir}/${CH_KERNEL}")
 
   foreach(backend IN LISTS WB_BACKENDS)
     if(CH_TORCH AND NOT backend IN_LIST WB_TORCH_BACKENDS)
@@ -161,10 +293,10 @@ function(workbook_add_chapter id)
       _wb_skipped_chapter(${id} ${backend} "${CH_TITLE}" "${reason}" "${names}")
       continue()
     endif()
-    _wb_kernel_object(wb_${id}_solution_${backend} ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" ${instr})
+    _wb_kernel_object(wb_${id}_solution_${backend} ${backend} "${src_dir}" "${solution_file}" ${instr})
 
-    add_library(wb_${id}_grade_${backend} OBJECT "${chapter_dir}/grade.cpp")
-    target_include_directories(wb_${id}_grade_${backend} PRIVATE "${chapter_dir}")
+    add_library(wb_${id}_grade_${backend} OBJECT "${src_dir}/grade.cpp")
+    target_include_directories(wb_${id}_grade_${backend} PRIVATE "${src_dir}")
     target_link_libraries(wb_${id}_grade_${backend} PUBLIC wb::grader_${backend})
     if(CH_TORCH)
       wb_grader_torch_library(${backend})
@@ -172,61 +304,22 @@ function(workbook_add_chapter id)
     endif()
 
     # The learner's grader (built on demand by the grade command).
-    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${chapter_dir}" "${chapter_dir}/${CH_KERNEL}" ${instr})
+    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${src_dir}" "${src_dir}/${CH_KERNEL}" ${instr})
     _wb_grader_exe(grade-${id}-${backend} ${backend} ${id} "${CH_TITLE}" wb_${id}_learner_${backend}
-                   "chapters/${id}/${CH_KERNEL}")
+                   "${rel_src}/${CH_KERNEL}")
     set_target_properties(wb_${id}_learner_${backend} grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
 
     # The test suite's graders.
     set(t ${id}.${backend})
-    _wb_kernel_object(wb_${t}.solution ${backend} "${chapter_dir}" "${solution_dir}/${CH_KERNEL}" RENAME_SOLUTION ${instr})
-    _wb_grader_exe(${t}.solution ${backend} ${id} "${CH_TITLE}" wb_${t}.solution "solutions/${id}/${CH_KERNEL}")
+    _wb_kernel_object(wb_${t}.solution ${backend} "${src_dir}" "${solution_file}" RENAME_SOLUTION ${instr})
+    _wb_grader_exe(${t}.solution ${backend} ${id} "${CH_TITLE}" wb_${t}.solution "${CH_SOLUTION_DIR}/${CH_KERNEL}")
     _wb_grader_test(${t}.solution ${t}.solution ${backend} ${id} pass "")
 
-    _wb_kernel_object(wb_${t}.stub ${backend} "${chapter_dir}" "${stub_copy}" ${instr})
-    _wb_grader_exe(${t}.stub ${backend} ${id} "${CH_TITLE}" wb_${t}.stub "chapters/${id}/${CH_KERNEL}")
-    _wb_grader_test(${t}.stub ${t}.stub ${backend} ${id} fail "verdict: not started: edit chapters/${id}/${CH_KERNEL}")
+    _wb_kernel_object(wb_${t}.stub ${backend} "${src_dir}" "${stub_copy}" ${instr})
+    _wb_grader_exe(${t}.stub ${backend} ${id} "${CH_TITLE}" wb_${t}.stub "${rel_src}/${CH_KERNEL}")
+    _wb_grader_test(${t}.stub ${t}.stub ${backend} ${id} fail "verdict: not started: edit ${rel_src}/${CH_KERNEL}")
 
-    foreach(kind MUTANTS ACCEPTED)
-      string(TOLOWER "${kind}" dir)
-      foreach(file IN LISTS CH_${kind})
-        set(src "${WB_ROOT}/tests/${dir}/${id}/${file}")
-        get_filename_component(stem "${file}" NAME_WE)
-        set(name ${t}.${dir}.${stem})
-        if(kind STREQUAL "MUTANTS")
-          file(STRINGS "${src}" expect_line REGEX "^// expect: " LIMIT_COUNT 1)
-          if(NOT expect_line)
-            message(FATAL_ERROR "${src}: a mutant needs a `// expect: <regex>` line naming the diagnosis")
-          endif()
-          string(REGEX REPLACE "^// expect: " "" regex "${expect_line}")
-          # `// gpu-only: <why>` / `// cpu-only: <why>`: only that backend can catch this bug.
-          set(only_other "")
-          foreach(only gpu cpu)
-            file(STRINGS "${src}" only_line REGEX "^// ${only}-only: " LIMIT_COUNT 1)
-            if(only_line AND NOT backend STREQUAL "${only}" AND NOT (only STREQUAL "gpu" AND backend STREQUAL "cuda"))
-              string(REGEX REPLACE "^// ${only}-only: " "" only_other "${only_line}")
-            endif()
-          endforeach()
-          if(only_other)
-            set(where "the CPU backend")
-            if(backend STREQUAL "cuda")
-              set(where "a GPU")
-            endif()
-            add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped on ${where}: ${only_other}")
-            set_tests_properties(${name} PROPERTIES LABELS "chapter;${id};${backend}"
-                                                    SKIP_REGULAR_EXPRESSION "verdict: skipped")
-            continue()
-          endif()
-          set(expect fail)
-        else()
-          set(regex "")
-          set(expect pass)
-        endif()
-        _wb_kernel_object(wb_${name} ${backend} "${chapter_dir}" "${src}" ${instr})
-        _wb_grader_exe(${name} ${backend} ${id} "${CH_TITLE}" wb_${name} "tests/${dir}/${id}/${file}")
-        _wb_grader_test(${name} ${name} ${backend} ${id} ${expect} "${regex}")
-      endforeach()
-    endforeach()
+    _wb_add_variants(${id} ${backend} MUTANTS ${CH_MUTANTS})
+    _wb_add_variants(${id} ${backend} ACCEPTED ${CH_ACCEPTED})
   endforeach()
-  set_property(GLOBAL APPEND PROPERTY WB_CHAPTERS ${id})
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Finds or installs what the workbook needs to build, grade and test:
-#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Doxygen + Graphviz (docs), and for chapter 05
+#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Doxygen + Graphviz (docs), GNU patch (the test
+#   suite applies its planted bugs with it), and for chapter 05
 #   the `torch` Python package (its libtorch and CMake config) and pytest, with pip.
 # On Debian/Ubuntu as root it installs what is missing (Catch2 v3 from bookworm-backports on
 # bookworm); elsewhere it stops with the exact list to install. The CUDA toolkit is optional:
@@ -39,6 +40,7 @@ command -v c++ >/dev/null      || missing_pkgs+=(g++)
 have_catch2                    || missing_pkgs+=(libcatch2-dev)
 command -v doxygen >/dev/null  || missing_pkgs+=(doxygen)
 command -v dot >/dev/null      || missing_pkgs+=(graphviz)
+command -v patch >/dev/null    || missing_pkgs+=(patch)  # the test suite's planted bugs are patches
 
 # Chapter 05: PyPI's Linux torch wheel (with its CUDA libraries: about 3 GB to download, 5 GB
 # installed, about a minute here) for the python3 that CMake will ask. Optional: on failure,
@@ -69,7 +71,7 @@ explain() {
   echo "setup: install them, e.g. on Debian bookworm (Catch2 v3 is in bookworm-backports):" >&2
   echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list" >&2
   echo "  sudo apt-get update && sudo apt-get install -y ${missing_pkgs[*]/libcatch2-dev/libcatch2-dev/bookworm-backports}" >&2
-  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Doxygen, Graphviz" >&2
+  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Doxygen, Graphviz, GNU patch" >&2
 }
 
 if ((check_only)) || [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
