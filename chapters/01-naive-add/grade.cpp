@@ -24,17 +24,23 @@ struct Inputs {
   explicit Inputs(int n) : a(wb::random_floats(n, 1.0f, 2.0f, 2 * n)), b(wb::random_floats(n, 0.25f, 0.75f, 2 * n + 1)) {}
 };
 
-// Runs `add` once on fresh buffers: a and b must be untouched (checked first), then c and the
-// guard zones around it.
+// Runs `add` once on fresh buffers: a and b must be untouched (checked first), the blocks must have
+// threads_per_block threads, then c and the guard zones around it.
 //! [run case]
 wb::Comparison run_case(AddFn add, int n, int threads) {
   const Inputs in(n);
   wb::DeviceBuffer<float> a(in.a), b(in.b), c(n);
   c.poison();
   const std::string context = "n = " + std::to_string(n) + ", " + std::to_string(threads) + " threads per block";
-  wb::run_launch("naive_add (" + context + ")", [&] { add(a.data(), b.data(), c.data(), n, threads); });
+  std::vector<wb::LaunchRecord> launches;
+  {
+    wb::LaunchLog log;
+    wb::run_launch("naive_add (" + context + ")", [&] { add(a.data(), b.data(), c.data(), n, threads); });
+    launches = log.launches();
+  }
   const std::vector<double> expected = add_reference(in.a, in.b);
   wb::Comparison result = wb::inputs_unchanged<float>({{"a", in.a, a}, {"b", in.b, b}}, "c", expected);
+  if (result.ok()) result = wb::configuration_honoured(launches, "naive_add", 0, threads);
   if (result.ok()) {
     wb::CompareOptions opt;
     opt.array = "c";

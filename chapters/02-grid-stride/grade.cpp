@@ -73,22 +73,35 @@ void explain_counts(wb::Comparison& c, const Inputs& in, const std::vector<float
   c.diagnosis = s;
 }
 
-// y += x on fresh buffers with `run`, then the chapter's checks. `grid_threads` is blocks × threads
-// when the grader chose the configuration (0 otherwise). `offset` shifts both pointers by that many
-// floats (to test pointers that are not 16-byte aligned); the elements before stay untouched.
+// The configuration add_inplace_launch was given ({0, 0}: add_inplace, which picks its own).
+struct Given {
+  int blocks = 0, threads = 0;
+};
+
+// y += x on fresh buffers with `run`, then the chapter's checks: x untouched, the configuration
+// honoured, then y. `offset` shifts both pointers by that many floats (to test pointers that are
+// not 16-byte aligned); the elements before stay untouched.
 template <class Run>
-wb::Comparison run_case(Run run, std::int64_t n, std::int64_t grid_threads, const std::string& context, int offset = 0) {
+wb::Comparison run_case(Run run, std::int64_t n, Given given, const std::string& context, int offset = 0) {
   const Inputs in(n);
   wb::DeviceBuffer<float> x(in.x), y(in.y0);
-  wb::run_launch("add_inplace (" + context + ")", [&] { run(x.data() + offset, y.data() + offset, n - offset); });
+  std::vector<wb::LaunchRecord> launches;
+  {
+    wb::LaunchLog log;
+    wb::run_launch("add_inplace (" + context + ")", [&] { run(x.data() + offset, y.data() + offset, n - offset); });
+    launches = log.launches();
+  }
   std::vector<double> expected = add_reference(in.x, in.y0);
   for (int i = 0; i < offset; ++i) expected[i] = in.y0[i];
-  wb::Comparison c = wb::inputs_unchanged<float>({{"x", in.x, x}}, "y");
+  wb::Comparison c = wb::inputs_unchanged<float>({{"x", in.x, x}}, "y", expected);
+  if (c.ok() && given.threads > 0)
+    c = wb::configuration_honoured(launches, "add_inplace_launch", given.blocks, given.threads);
   if (c.ok()) {
     wb::CompareOptions opt;
     opt.array = "y";
     c = wb::compare(expected, y, opt);
-    if (!c.ok() && c.pattern != wb::Pattern::out_of_bounds) explain_counts(c, in, y.download(), grid_threads, offset);
+    if (!c.ok() && c.pattern != wb::Pattern::out_of_bounds)
+      explain_counts(c, in, y.download(), std::int64_t(given.blocks) * given.threads, offset);
   }
   c.context = context;
   return c;
@@ -114,12 +127,12 @@ TEST_CASE("y += x for any launch configuration", "[02][correctness]") {
   CAPTURE(n, blocks, threads);
   WB_REQUIRE_MATCH(run_case(
       [&](const float* x, float* y, std::int64_t m) { student::add_inplace_launch(x, y, m, blocks, threads); }, n,
-      std::int64_t(blocks) * threads, config(n, blocks, threads)));
+      Given{blocks, threads}, config(n, blocks, threads)));
 }
 
 TEST_CASE("y += x with n = 0 changes nothing and launches nothing invalid", "[02][correctness]") {
   WB_REQUIRE_DEVICE();
-  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, 0, 0,
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, 0, {},
                             "n = 0, your configuration"));
 }
 
@@ -127,7 +140,7 @@ TEST_CASE("y += x with your own launch configuration", "[02][correctness]") {
   WB_REQUIRE_DEVICE();
   const std::int64_t n = GENERATE(as<std::int64_t>{}, 1, 3, 33, 1000, 1'000'003);
   CAPTURE(n);
-  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, n, 0,
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, n, {},
                             "n = " + std::to_string(n) + ", your configuration"));
 }
 
@@ -136,14 +149,14 @@ TEST_CASE("y += x on pointers that are not 16-byte aligned", "[02][correctness]"
   const int offset = GENERATE(1, 2, 3);
   CAPTURE(offset);
   WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); },
-                            100'003, 0, "x and y start " + std::to_string(offset) + " floats into their buffers",
+                            100'003, {}, "x and y start " + std::to_string(offset) + " floats into their buffers",
                             offset));
 }
 
 TEST_CASE("y += x for a large array with your own configuration", "[02][correctness]") {
   WB_REQUIRE_DEVICE();
   const std::int64_t n = wb::cpu_backend() ? (std::int64_t(1) << 24) + 3 : (std::int64_t(1) << 28) + 3;
-  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, n, 0,
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, n, {},
                             "n = " + std::to_string(n) + ", your configuration"));
 }
 
@@ -216,7 +229,7 @@ TEST_CASE("y += x past 2^31 elements: the index type must not overflow", "[02][c
           if (run == 0) student::add_inplace_launch(a, b, m, 8, 256);
           else student::add_inplace(a, b, m);
         },
-        1000, run == 0 ? 8 * 256 : 0, "n = 1000, " + label);
+        1000, run == 0 ? Given{8, 256} : Given{}, "n = 1000, " + label);
     if (small.ok()) {
       c.diagnosis = "no element of y was added to for n = 2^31 + 4099, though n = 1000 works: an int count or index "
                     "wraps to a negative number past 2^31 - 1, and the loop never runs; keep n a std::int64_t all the "
@@ -251,6 +264,6 @@ TEST_CASE("speed of your configuration against the solution and a library add", 
        {bar.anchor, [&] { wb::anchors::thrust_add_inplace(x.data(), y.data(), n); }},
        {"device-to-device copy", [&] { wb::anchors::device_copy(x.data(), copy_dst.data(), n); }, 2.0 * sizeof(float) * n}},
       3.0 * sizeof(float) * n, bar,
-      [&] { return run_case([](const float* a, float* b, std::int64_t m) { student::add_inplace(a, b, m); }, n, 0,
+      [&] { return run_case([](const float* a, float* b, std::int64_t m) { student::add_inplace(a, b, m); }, n, {},
                             "n = 2^28, your configuration"); });
 }

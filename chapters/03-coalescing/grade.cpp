@@ -127,6 +127,19 @@ TEST_CASE("out is the transpose of in for a large matrix", "[03][correctness]") 
   WB_REQUIRE_MATCH(run_case(rows, cols));
 }
 
+// Hidden: run by the next test, in a copy of this grader under compute-sanitizer racecheck.
+TEST_CASE("small transposes for compute-sanitizer racecheck", "[.racecheck]") {
+  const auto [rows, cols] = GENERATE(table<int, int>({{64, 64}, {33, 65}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(rows, cols));
+}
+
+TEST_CASE("no shared-memory race (GPU: compute-sanitizer racecheck on small transposes)", "[03][races]") {
+  WB_REQUIRE_DEVICE();
+  if (wb::cpu_backend()) SKIP("the CPU backend ran every case above instrumented: a race there is a kernel fault");
+  wb::require_sanitizer_clean("racecheck", "[racecheck]", "the transposes of 64 x 64 and 33 x 65");
+}
+
 #ifdef WB_EMU
 TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per request)", "[03][coalescing]") {
   const int rows = 256, cols = 288;

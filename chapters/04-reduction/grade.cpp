@@ -9,6 +9,7 @@
 //  - random floats: |computed - exact| <= gamma(d) * sum |x_i|, gamma(d) = d u / (1 - d u),
 //    u = 2^-24, for a summation whose longest chain of dependent additions is d; d = 2 sqrt(n) + 64
 //    covers any reduction whose threads each add up to 2 sqrt(n) elements before a tree.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -97,6 +98,10 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float g
             ? "the sum is twice what it should be: every element was counted twice"
             : "the sum is " + fmt(diff) + " too large: some elements were counted more than once (does a tree level "
               "add a partner that was already added, or do threads overlap?)";
+  } else if (got == std::floor(got) && want != std::floor(want) && -diff < double(in.size())) {
+    s = "the sum is a whole number, " + fmt(-diff) + " short of a sum that is not: values were truncated to "
+        "integers on the way (an int accumulator, an (int) cast, an atomicAdd on int?); keep every partial sum in "
+        "float";
   } else {
     // Which prefix of in[] adds up to what was computed? Elements past it were dropped.
     std::int64_t prefix = -1;
@@ -146,12 +151,68 @@ float run_once(Reduce reduce, wb::DeviceBuffer<float>& din, wb::DeviceBuffer<flo
   return dsum.download()[0];
 }
 
+// The sum of the blocks' totals from block `first` on, for a launch of `blocks` blocks of
+// `threads` threads whose threads each add in[i], i = block * threads + thread + k * blocks * threads.
+double suffix_of_block_totals(const std::vector<float>& in, std::uint64_t blocks, std::uint64_t threads,
+                              std::uint64_t first) {
+  double total = 0;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if ((i / threads) % blocks >= first) total += in[i];
+  return total;
+}
+
+// A wrong sum that changes from call to call, or that holds only the last blocks' totals, while
+// one block alone sums right, says that blocks overwrite one another's work on *sum (a store, or
+// a clear at each block's start): the same words whatever the inputs and whichever blocks won.
 template <class Reduce>
-wb::Comparison run_case(Reduce reduce, const std::vector<float>& in, const std::string& context) {
+void explain_lost_blocks(wb::Comparison& c, Reduce reduce, wb::DeviceBuffer<float>& din, wb::DeviceBuffer<float>& dsum,
+                         const std::vector<float>& in, float got, const std::vector<wb::LaunchRecord>& launches) {
+  if (c.ok() || c.pattern != wb::Pattern::chapter_specific || std::isnan(got) || in.empty()) return;
+  const double want = c.listed.empty() ? 0 : c.listed.front().expected;
+  if (!(got < want) || launches.size() != 1 || launches[0].blocks() < 2) return;
+  const std::uint64_t blocks = launches[0].blocks(), threads = launches[0].threads_per_block();
+  std::string seen;
+  bool lost = false;
+  for (int call = 2; call <= 3; ++call) {
+    const float again = run_once(reduce, din, dsum, std::int64_t(in.size()), "the same input, call " + std::to_string(call));
+    seen += ", " + fmt(again);
+    lost = lost || again != got;
+  }
+  for (std::uint64_t first = 1; first < blocks && !lost && launches[0].block.y == 1; ++first)
+    lost = suffix_of_block_totals(in, blocks, threads, first) == double(got);
+  if (!lost) return;
+  // One block's worth of the same input must come out right, every time: then the blocks, not
+  // the tree inside a block, lose the work.
+  const std::vector<float> one_block(in.begin(), in.begin() + std::min<std::size_t>(in.size(), threads));
+  const Reference ref = reference(one_block);
+  wb::DeviceBuffer<float> dprobe(one_block);
+  for (int call = 1; call <= 3; ++call) {
+    const float probe = run_once(reduce, dprobe, dsum, std::int64_t(one_block.size()),
+                                 "the first " + std::to_string(one_block.size()) + " elements alone");
+    if (std::fabs(double(probe) - ref.sum) > ref.bound) return;
+  }
+  c.diagnosis = "blocks overwrite one another's work on *sum: each block must add its total with atomicAdd, and "
+                "*sum must be set to 0 once, before the launch (cudaMemsetAsync), not by the blocks (expected " +
+                fmt(want) + ", got " + fmt(got) + seen + " in three calls; one block's worth alone is right)";
+}
+
+// `threads` > 0: the launcher was given that many threads per block (reduce_sum_launch).
+template <class Reduce>
+wb::Comparison run_case(Reduce reduce, const std::vector<float>& in, const std::string& context, int threads = 0) {
   wb::DeviceBuffer<float> din(in), dsum(1);
-  const float got = run_once(reduce, din, dsum, std::int64_t(in.size()), context);
+  std::vector<wb::LaunchRecord> launches;
+  float got;
+  {
+    wb::LaunchLog log;
+    got = run_once(reduce, din, dsum, std::int64_t(in.size()), context);
+    launches = log.launches();
+  }
   wb::Comparison c = wb::inputs_unchanged<float>({{"in", in, din}}, "*sum (reduce in shared memory, not in place)");
-  if (c.ok()) c = judge(in, reference(in), got, context);
+  if (c.ok() && threads > 0) c = wb::configuration_honoured(launches, "reduce_sum_launch", 0, threads);
+  if (c.ok()) {
+    c = judge(in, reference(in), got, context);
+    explain_lost_blocks(c, reduce, din, dsum, in, got, launches);
+  }
   c.context = context;
   return c;
 }
@@ -169,13 +230,13 @@ TEST_CASE("the exact sum for block sizes from 32 to 1024, powers of two or not",
   const std::int64_t n = GENERATE(as<std::int64_t>{}, 1, 31, 1000, 65'537);
   CAPTURE(n, threads);
   WB_REQUIRE_MATCH(run_case(with_threads(threads), exact_inputs(n),
-                            "n = " + std::to_string(n) + ", " + std::to_string(threads) + " threads per block"));
+                            "n = " + std::to_string(n) + ", " + std::to_string(threads) + " threads per block", threads));
 }
 
 TEST_CASE("the sum of nothing (n = 0) is 0", "[04][correctness]") {
   WB_REQUIRE_DEVICE();
   const int threads = GENERATE(128, 256);
-  WB_REQUIRE_MATCH(run_case(with_threads(threads), {}, "n = 0, " + std::to_string(threads) + " threads per block"));
+  WB_REQUIRE_MATCH(run_case(with_threads(threads), {}, "n = 0, " + std::to_string(threads) + " threads per block", threads));
   WB_REQUIRE_MATCH(run_case(yours, {}, "n = 0, your configuration"));
 }
 
@@ -184,7 +245,7 @@ TEST_CASE("random floats: within the float32 error bound", "[04][correctness]") 
   const std::int64_t n = GENERATE(as<std::int64_t>{}, 1000, 1'000'003);
   CAPTURE(n);
   const std::vector<float> in = wb::random_floats(n, 0.5f, 1.5f, 7 * n);  // mean 1: a dropped block shows
-  WB_REQUIRE_MATCH(run_case(with_threads(256), in, "n = " + std::to_string(n) + ", random floats, 256 threads"));
+  WB_REQUIRE_MATCH(run_case(with_threads(256), in, "n = " + std::to_string(n) + ", random floats, 256 threads", 256));
   WB_REQUIRE_MATCH(run_case(yours, in, "n = " + std::to_string(n) + ", random floats, your configuration"));
 }
 
@@ -217,6 +278,20 @@ TEST_CASE("input that does not start on a 16-byte boundary", "[04][correctness]"
   wb::DeviceBuffer<float> din(in), dsum(1);
   const std::string context = "in starts " + std::to_string(offset) + " floats into its buffer";
   WB_REQUIRE_MATCH(judge(tail, reference(tail), run_once(yours, din, dsum, n, context, offset), context));
+}
+
+// Hidden: run by the next test, in a copy of this grader under compute-sanitizer racecheck.
+TEST_CASE("small sums for compute-sanitizer racecheck", "[.racecheck]") {
+  const int threads = GENERATE(96, 256);
+  CAPTURE(threads);
+  WB_REQUIRE_MATCH(run_case(with_threads(threads), exact_inputs(1000), "n = 1000, " + std::to_string(threads) + " threads"));
+  WB_REQUIRE_MATCH(run_case(yours, exact_inputs(1000), "n = 1000, your configuration"));
+}
+
+TEST_CASE("no shared-memory race (GPU: compute-sanitizer racecheck on small sums)", "[04][races]") {
+  WB_REQUIRE_DEVICE();
+  if (wb::cpu_backend()) SKIP("the CPU backend ran every case above instrumented: a race there is a kernel fault");
+  wb::require_sanitizer_clean("racecheck", "[racecheck]", "sums of 1000 elements with 96 and 256 threads");
 }
 
 TEST_CASE("speed of your configuration against the solution and cub::DeviceReduce::Sum", "[04][timing]") {

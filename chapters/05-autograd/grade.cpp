@@ -17,6 +17,11 @@
 #include "wb/grader.hpp"
 #include "wb/torch.hpp"
 
+#ifndef WB_EMU
+#include <c10/cuda/CUDAGuard.h>   // c10::cuda::CUDAStreamGuard
+#include <c10/cuda/CUDAStream.h>  // c10::cuda::getStreamFromPool
+#endif
+
 namespace {
 
 using torch::Tensor;
@@ -340,6 +345,46 @@ TEST_CASE("a tensor on the wrong device is refused by your TORCH_CHECK, with a m
   require_refused(x, "an x on the " + where + " device", where,
                   "check x.device() first (before the empty-tensor shortcut), with TORCH_CHECK and a message that "
                   "names silu, the device it takes and the one it got");
+}
+
+TEST_CASE("forward and backward launch on PyTorch's current stream", "[05][stream]") {
+  WB_REQUIRE_DEVICE();
+#ifdef WB_EMU
+  wb::note_unchecked("which stream silu launches on (the CPU backend has one stream and runs each launch to the end)");
+  SKIP("the CPU backend has one stream: which stream a launch names is checked on a GPU only");
+#else
+  // A fresh stream made current: an op that launches on the legacy default stream (0) would run
+  // out of order with the work PyTorch queued on this one.
+  const c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool();
+  const c10::cuda::CUDAStreamGuard guard(stream);
+  const Tensor x = random_tensor({100'003}, torch::kFloat, 71).requires_grad_(true);
+  const Tensor g = random_tensor({100'003}, torch::kFloat, 72, 0.5f, 1.5f);
+  std::vector<wb::LaunchRecord> launches;
+  {
+    wb::LaunchLog log;
+    run("silu (forward and backward) on a non-default stream", [&] {
+      Tensor y = student::silu(x);
+      return torch::autograd::grad({y}, {x}, {g})[0];
+    });
+    launches = log.launches();
+  }
+  wb::Comparison c;
+  c.context = "float32, n = 100003, under a c10::cuda::CUDAStreamGuard on a fresh stream";
+  if (launches.empty()) {
+    c.pattern = wb::Pattern::nothing_written;
+    c.diagnosis = "silu launched no kernel";
+  }
+  for (const wb::LaunchRecord& l : launches) {
+    if (l.stream == stream.stream()) continue;
+    c.pattern = wb::Pattern::chapter_specific;
+    c.diagnosis = std::string("silu launched a kernel (") + l.describe() + ") on " +
+                  (l.stream == nullptr ? "the legacy default stream (0)" : "a stream that is not the current one") +
+                  ", not on PyTorch's current stream: pass c10::cuda::getCurrentCUDAStream() as the launch's fourth "
+                  "argument, so your kernels run in order with the rest of PyTorch's work";
+    break;
+  }
+  WB_REQUIRE_MATCH(c);
+#endif
 }
 
 TEST_CASE("speed of forward + backward against the solution and torch::silu", "[05][timing]") {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "wb/cuda_check.hpp"
+#include "wb/flow.hpp"
 #include "wb/report.hpp"
 
 namespace wb {
@@ -45,7 +47,12 @@ SpeedVerdict speed_verdict(const std::vector<Timing>& timings, const SpeedBar& b
 
 SpeedVerdict grade_speed(const std::string& title, const std::vector<Timed>& contenders, double bytes,
                          const SpeedBar& bar, const std::function<Comparison()>& recheck) {
-  const std::vector<Timing> t = time_interleaved(contenders, bytes);
+  std::vector<Timing> t;
+  try {
+    t = time_interleaved(contenders, bytes);
+  } catch (const CudaError& e) {  // a contender's fault: reported as the learner's call, context handled
+    fail_with_cuda_error("timing " + title, e.code());
+  }
   std::cout << format_timings(title, t, bar.solution);
   Comparison again = recheck();
   again.context = "after timing" + (again.context.empty() ? "" : ", " + again.context);
