@@ -1,0 +1,46 @@
+/// \file
+/// \brief Library versions of the exercises' kernels, timed beside the learner's and the
+/// solution's (CUDA backend only): CUB's scan and histogram, cuBLAS's SGEMM, and PyTorch's
+/// softmax, layer norm and conv1d where libtorch is available to the build. Linked only into
+/// graders that ask for them (`ANCHORS`, `TORCH_ANCHORS` in workbook_add_exercise); libtorch's
+/// headers stay in their own translation unit (grader/anchors/torch_anchors.cpp), compiled once.
+/// Every function launches on the default stream and returns without synchronising.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace wb::anchors {
+
+/// out[i] = in[0] + ... + in[i] through cub::DeviceScan::InclusiveSum (temporary storage
+/// allocated at the first call and kept).
+void cub_inclusive_sum(const float* in, float* out, std::int64_t n);
+
+/// hist[b] = how many of in[0..n) equal b (256 bins) through cub::DeviceHistogram::HistogramEven
+/// (levels 0, 1, ..., 256; temporary storage kept).
+void cub_histogram_bytes(const std::uint8_t* in, std::int64_t n, unsigned int* hist);
+
+/// C = A B for row-major A (M x K), B (K x N), C (M x N) through cublasSgemm, in plain fp32
+/// (CUBLAS_DEFAULT_MATH: no TF32). The handle is created at the first call and kept.
+void cublas_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
+
+/// True when this build has libtorch with CUDA for the torch_* anchors.
+bool torch_available();
+/// Why the torch_* anchors are missing ("" when torch_available()).
+std::string torch_missing_reason();
+
+/// out = torch.softmax(in, dim=1) for a row-major rows x cols matrix (at::_softmax_out).
+void torch_softmax(const float* in, float* out, int rows, int cols);
+
+/// y, mean, rstd = torch.native_layer_norm(x, [cols], gamma, beta, eps) for a row-major rows x
+/// cols matrix; mean and rstd have `rows` elements (at::native_layer_norm_out).
+void torch_layer_norm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                      int rows, int cols, float eps);
+
+/// torch.nn.functional.conv1d of one signal of n floats with one filter of 2 radius + 1 taps
+/// (device memory), padding `radius`: sum_k filter[k] in[i + k - radius]. The result is
+/// allocated by torch's caching allocator and dropped (an out= variant would only add a copy).
+/// With `cudnn` false, cuDNN is switched off for the call (PyTorch's own kernels).
+void torch_conv1d(const float* in, std::int64_t n, const float* filter, int radius, bool cudnn);
+
+}  // namespace wb::anchors
