@@ -1,0 +1,106 @@
+/// \file
+/// \brief The CPU backend's CUDA language on the host: the qualifiers (`__global__` & co., empty
+/// here), the built-in vector types (`dim3`, `float4`...) and the built-in variables (`threadIdx`,
+/// `blockIdx`, `blockDim`, `gridDim`, thread-local, set by the scheduler for the thread that runs).
+#pragma once
+
+// ---- CUDA's qualifiers, on the host ----
+/// \name CUDA's qualifiers
+///@{
+
+/// Empty on the host, like the other qualifiers: a kernel is an ordinary function and a
+/// `__shared__` variable an ordinary one (the launch rewriter gives each block its own storage).
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __constant__
+#define __managed__
+#define __shared__
+#define __launch_bounds__(...)
+#ifndef __restrict__
+#define __restrict__ __restrict
+#endif
+///@}
+
+/// Marks a build for the CPU backend (never defined when nvcc compiles for a GPU).
+#define WB_EMU 1
+
+// ---- built-in vector types ----
+/// CUDA's uint3: the type of `threadIdx` and `blockIdx`.
+struct uint3 {
+  ///@{
+  /// A component.
+  unsigned int x, y, z;
+  ///@}
+};
+/// CUDA's dim3: a grid or block shape; components not given are 1.
+struct dim3 {
+  ///@{
+  /// The extent along one axis.
+  unsigned int x = 1, y = 1, z = 1;
+  ///@}
+  /// A shape of vx × vy × vz.
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  /// The shape uint3's components give.
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  /// The components as a uint3.
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+/// CUDA's float2, aligned to 8 bytes as on the GPU.
+struct alignas(8) float2 {
+  ///@{
+  /// A component.
+  float x, y;
+  ///@}
+};
+/// CUDA's float4, aligned to 16 bytes as on the GPU (one 16-byte load or store there).
+struct alignas(16) float4 {
+  ///@{
+  /// A component.
+  float x, y, z, w;
+  ///@}
+};
+/// CUDA's double2, aligned to 16 bytes.
+struct alignas(16) double2 {
+  ///@{
+  /// A component.
+  double x, y;
+  ///@}
+};
+/// CUDA's int2, aligned to 8 bytes.
+struct alignas(8) int2 {
+  ///@{
+  /// A component.
+  int x, y;
+  ///@}
+};
+/// CUDA's int4, aligned to 16 bytes.
+struct alignas(16) int4 {
+  ///@{
+  /// A component.
+  int x, y, z, w;
+  ///@}
+};
+/// \name Vector constructors
+///@{
+
+/// A vector from its components, as CUDA's make_ functions build it.
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+///@}
+
+// ---- built-in variables: set by the executor for the thread that runs ----
+/// \name Built-in variables
+///@{
+
+/// A built-in variable, thread-local: the executor sets it for each thread of a block before
+/// running or resuming it.
+inline thread_local uint3 threadIdx{0, 0, 0};
+inline thread_local uint3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{1, 1, 1};
+inline thread_local dim3 gridDim{1, 1, 1};
+inline constexpr int warpSize = 32;
+///@}

@@ -1,0 +1,129 @@
+/// \file
+/// \brief The CPU backend's launch machinery: what the launch rewriter turns
+/// `kernel<<<grid, block, shmem, stream>>>(args)` into (wb_emu::make_launch), the worker count,
+/// and what the most recent launch left to read (its memory statistics in instrumented builds,
+/// its fault's text). Defined in emu/src/launch.cpp, emu/src/pool.cpp and emu/src/instrument.cpp.
+#pragma once
+
+#include <wb_emu/api.hpp>
+#include <wb_emu/builtins.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// ---- launch machinery ----
+namespace wb_emu {
+
+/// Where a launch comes from, for messages.
+struct LaunchSite {
+  const char* kernel;          ///< the kernel's name as written at the launch
+  const char* file;            ///< the source file of the launch (the learner's .cu file)
+  int line;                    ///< the line of the launch
+  bool instrumented = false;   ///< the kernel's file was built with WB_EMU_INSTRUMENT
+};
+
+/// Runs `body` once for every thread of the grid (blocks across worker threads), after
+/// checking the configuration as CUDA does. Errors are recorded for cudaGetLastError and
+/// cudaDeviceSynchronize; nothing is thrown.
+void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
+            void (*body)(void*), void* ctx);
+
+/// Storage of the `extern __shared__` array of the running block (`shmem` bytes of the launch).
+void* dynamic_shared_base();
+/// The running block's `extern __shared__` array as T* (what the rewriter puts in its place).
+template <class T>
+T* dynamic_shared() {
+  return static_cast<T*>(dynamic_shared_base());
+}
+
+/// One rewritten launch, `kernel<<<grid, block, shmem, stream>>>`, waiting for its arguments:
+/// calling it runs the kernel over the whole grid with them (see launch()).
+template <class Kernel>
+class Launch {
+ public:
+  /// Records the kernel, where it is launched from and the launch configuration.
+  Launch(Kernel* kernel, LaunchSite site, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream)
+      : kernel_(kernel), site_(site), grid_(grid), block_(block), shared_(shared_bytes), stream_(stream) {}
+
+  /// Arguments are copied once, as CUDA copies them into the kernel's parameter space, then
+  /// converted to the kernel's parameter types at each call.
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    using Params = std::tuple<std::decay_t<Args>...>;
+    Params params(std::forward<Args>(args)...);
+    struct Ctx {
+      Kernel* kernel;
+      Params* params;
+    } ctx{kernel_, &params};
+    launch(grid_, block_, shared_, stream_, site_,
+           [](void* p) {
+             auto* c = static_cast<Ctx*>(p);
+             std::apply(*c->kernel, *c->params);
+           },
+           &ctx);
+  }
+
+ private:
+  Kernel* kernel_;
+  LaunchSite site_;
+  dim3 grid_, block_;
+  std::size_t shared_;
+  cudaStream_t stream_;
+};
+
+/// What the launch rewriter turns `kernel<<<grid, block, shmem, stream>>>` into; calling the
+/// result with the kernel's arguments runs it.
+template <class Kernel>
+Launch<Kernel> make_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid, dim3 block,
+                           std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return Launch<Kernel>(kernel, LaunchSite{name, file, line}, grid, block, shared_bytes, stream);
+}
+
+/// As make_launch, for a file built instrumented (the rewriter's --instrument mode emits it).
+template <class Kernel>
+Launch<Kernel> make_instrumented_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid,
+                                        dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return Launch<Kernel>(kernel, LaunchSite{name, file, line, true}, grid, block, shared_bytes, stream);
+}
+
+/// Number of worker threads blocks are spread over (WB_EMU_THREADS, else the core count).
+int worker_count();
+
+// ---- what instrumented builds measure (see emu/include/wb_emu/instrument.hpp) ----
+
+/// Global-memory traffic, counted as a GPU's load/store units count it: a request is one warp's
+/// access at one instruction (the lanes that make their k-th access of that direction at that
+/// source line), its sectors the distinct 32-byte segments those lanes touch, and its ideal the
+/// fewest sectors their bytes could fill: ceil(lanes x bytes / 32).
+struct AccessStats {
+  std::uint64_t requests = 0;       ///< warp requests
+  std::uint64_t sectors = 0;        ///< 32-byte sectors they touched
+  std::uint64_t ideal_sectors = 0;  ///< the fewest sectors their bytes could have filled
+};
+/// One source line's loads or stores.
+struct LineStats {
+  std::string file;     ///< the kernel's source file
+  int line = 0;         ///< its line; 0 for an access through `*p`, whose line is not known
+  bool store = false;   ///< stores (true) or loads (false)
+  int bytes = 0;        ///< bytes per lane of the line's first access
+  AccessStats stats;    ///< the line's requests and sectors
+};
+/// What an instrumented launch did to global memory.
+struct MemoryStats {
+  bool instrumented = false;     ///< false when the kernel's file was not built instrumented
+  AccessStats loads;             ///< global-memory loads, summed over the launch
+  AccessStats stores;            ///< global-memory stores, summed over the launch
+  std::vector<LineStats> lines;  ///< per source line and direction, most sectors first
+};
+/// The memory statistics of the most recent launch (not instrumented: `instrumented` is false).
+MemoryStats last_launch_memory_stats();
+/// The text of the most recent kernel fault, as printed to stderr ("" if none): different
+/// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
+std::string last_fault_message();
+
+}  // namespace wb_emu

@@ -1,0 +1,167 @@
+// CPU backend: the bounds checks of instrumented builds. An access in no `__shared__` array, past
+// the dynamic shared memory the launch gave, or outside every allocation is a kernel fault that says
+// which access, where it landed (which array, how far past its end, which index), the source line,
+// and the block and thread; so is an index of a `__shared__` array past its extent.
+#include "bounds.hpp"
+
+#include "memory.hpp"
+#include "worker.hpp"
+
+#include <wb_emu/instrument.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+// The program's own static data (`__device__` and `__constant__` variables live there on this backend).
+extern "C" char etext[], end[];  // NOLINT: the linker's names
+
+namespace wb_emu::internal {
+namespace {
+// "at file:line, block (x,y,z), thread (x,y,z)": where the running kernel thread is.
+std::string at_thread(const char* file, int line) {
+  return "at " + where(file, line) + ", block " + triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " +
+         triple(threadIdx.x, threadIdx.y, threadIdx.z);
+}
+
+std::string hex_address(std::uintptr_t a) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(a));
+  return b;
+}
+
+// "N bytes past the end of", or "just past the end of" when N is 0.
+std::string past_end(std::uintptr_t n) {
+  return n == 0 ? "just past the end of" : std::to_string(n) + " bytes past the end of";
+}
+
+const char* kDynamicHint =
+    "\n  The third launch argument is the size in bytes of the extern __shared__ array: give it enough for every "
+    "element the kernel uses (kernel<<<grid, block, count * sizeof(T)>>>), or keep the index below that count.";
+
+const char* kIndexHint =
+    "\n  An index must be from 0 to its extent - 1: check the bounds of the index that is out of range "
+    "(a GPU does not check them: it reads or overwrites other data, or stops with an illegal address).";
+
+}  // namespace
+
+void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store, const char* file, int line) {
+  const std::string access = store ? "write" : "read";
+  const auto dyn = static_cast<std::ptrdiff_t>(w.dynamic_base);
+  const std::size_t given = w.g->shared_bytes;
+  const std::string dname = w.dynamic_name ? w.dynamic_name : "extern __shared__ memory";
+  const unsigned size = bytes ? bytes : 1;
+  // the nearest static array below the access, if any
+  const SharedName* below = nullptr;
+  for (const SharedName& n : w.shared_names)
+    if (static_cast<std::ptrdiff_t>(n.offset) <= offset && (!below || n.offset > below->offset)) below = &n;
+  const std::ptrdiff_t past_static = below ? offset - static_cast<std::ptrdiff_t>(below->offset + below->bytes) : -1;
+  std::string why;
+  const char* hint = kIndexHint;
+  if (offset >= dyn || (given > 0 && w.dynamic_name && (past_static < 0 || dyn - offset <= past_static)))
+    hint = kDynamicHint;
+  if (offset >= dyn && given == 0) {
+    why = access + " of " + dname + "[" + std::to_string((offset - dyn) / size) +
+          "]: the launch gave no dynamic shared memory (its third argument, kernel<<<grid, block, bytes>>>, is 0 or "
+          "missing) " + at_thread(file, line);
+  } else if (offset >= dyn) {
+    const std::ptrdiff_t in = offset - dyn;
+    why = access + " of " + dname + "[" + std::to_string(in / size) + "]: byte " + std::to_string(in) +
+          " is past the " + std::to_string(given) + " bytes the launch gave (its third argument) " +
+          at_thread(file, line);
+  } else if (given > 0 && w.dynamic_name && (past_static < 0 || dyn - offset <= past_static)) {
+    const std::ptrdiff_t in = dyn - offset;
+    why = access + " of " + dname + "[-" + std::to_string((in + size - 1) / size) + "]: " + std::to_string(in) +
+          " bytes before the start of the " + std::to_string(given) + " bytes the launch gave " + at_thread(file, line);
+  } else if (below) {
+    why = access + " of " + std::to_string(bytes) + " bytes " + past_end(static_cast<std::uintptr_t>(past_static)) + " `" +
+          below->name + "` (its " + std::to_string(below->bytes) + " bytes), in no __shared__ array, " +
+          at_thread(file, line);
+  } else {
+    why = access + " of " + std::to_string(bytes) + " bytes " + std::to_string(-offset) +
+          " bytes before the first __shared__ array, in no __shared__ array, " + at_thread(file, line);
+  }
+  fault_here(w, why + hint);
+}
+
+bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes) {
+  if (offset < 0) return false;
+  const auto o = static_cast<std::size_t>(offset);
+  if (o >= w.dynamic_base) return o + bytes <= w.dynamic_base + w.g->shared_bytes;
+  for (const SharedName& n : w.shared_names)
+    if (o >= n.offset && o + bytes <= n.offset + n.bytes) return true;
+  return false;
+}
+
+void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file, int line) {
+  Allocation near;
+  const bool found = nearest_allocation(a, &near);
+  const std::uintptr_t base = near.base;
+  const std::size_t size = near.bytes;
+  const char* kind = near.kind;
+  const unsigned n = bytes ? bytes : 1;
+  std::string why = std::string(store ? "write" : "read") + " of " + std::to_string(bytes) +
+                    " bytes outside every cudaMalloc allocation " + at_thread(file, line) + ": ";
+  if (a < 65536) {
+    why += "the address is " + hex_address(a) + ", a null pointer (plus an index)";
+  } else if (found && a >= base + size && a - (base + size) <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + past_end(a - (base + size)) + " the " + std::to_string(size) +
+           "-byte " + kind + " allocation at " + hex_address(base) + " (index " + std::to_string((a - base) / n) +
+           " of " + std::to_string(n) + "-byte elements from its start, which has " + std::to_string(size / n) + ")";
+  } else if (found && a < base && base - a <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + std::to_string(base - a) + " bytes before the start of the " + std::to_string(size) + "-byte " +
+           kind + " allocation at " + hex_address(base) + " (index -" + std::to_string((base - a + n - 1) / n) + " of " +
+           std::to_string(n) + "-byte elements)";
+  } else {
+    why += "the address " + hex_address(a) + " is far from every allocation (a host pointer, a freed allocation or "
+           "a wild index)";
+  }
+  why += "\n  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress) or lets it read or "
+         "overwrite another array; check the index against the array's size.";
+  fault_here(w, why);
+}
+
+bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
+  const std::uintptr_t e = a + (bytes ? bytes : 1);
+  for (const Worker::Range& r : w.alloc_cache)
+    if (a >= r.lo && e <= r.hi) return true;
+  if (a >= reinterpret_cast<std::uintptr_t>(::etext) && e <= reinterpret_cast<std::uintptr_t>(::end)) return true;
+  Allocation holding;
+  if (allocation_holding(a, e, &holding)) {
+    w.alloc_cache[w.alloc_cache_next++ % 4] = Worker::Range{holding.base, holding.base + holding.bytes};
+    return true;
+  }
+  return false;
+}
+
+}  // namespace wb_emu::internal
+
+namespace wb_emu::detail {
+using namespace internal;
+
+SharedSubscript* keep_bad_subscript(const SharedSubscript& s) {
+  thread_local SharedSubscript slots[8];
+  thread_local unsigned next = 0;
+  SharedSubscript* slot = &slots[next++ % 8];
+  *slot = s;
+  return slot;
+}
+
+void shared_index_fault(const SharedSubscript& s, const char* access, const char* file, int line) {
+  static const char* const ordinal[] = {"first", "second", "third", "fourth"};
+  std::string text = std::string(access) + " of " + (s.name ? s.name : "a __shared__ array");
+  for (int i = 0; i < s.count; ++i) text += i < 4 ? "[" + std::to_string(s.index[i]) + "]" : std::string("[..]");
+  text += ": the ";
+  if (s.rank > 1) text += std::string(s.bad < 4 ? ordinal[s.bad] : "next") + " ";
+  text += "index ";
+  const std::ptrdiff_t bad = s.bad < 4 ? s.index[s.bad] : 0;
+  text += bad < 0 ? "is negative " : "is past its extent " + std::to_string(s.extent) + " ";
+  Worker* w = current_worker();
+  if (!w || w->current < 0 || !w->g) {
+    std::fprintf(stderr, "wb_emu: %s at %s\n", text.c_str(), where(file, line).c_str());
+    std::abort();
+  }
+  fault_here(*w, text + at_thread(file, line) + kIndexHint);
+}
+
+}  // namespace wb_emu::detail

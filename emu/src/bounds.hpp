@@ -1,0 +1,25 @@
+// CPU backend: the bounds checks of instrumented builds (bounds.cpp): whether an access is inside
+// a `__shared__` array, the launch's dynamic shared memory or an allocation, and the kernel fault
+// that says where it is when it is not.
+#pragma once
+
+#include "worker.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace wb_emu::internal {
+/// Whether [offset, offset + bytes) of the shared arena is inside the dynamic region or one
+/// static array.
+bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes);
+/// The fault for a shared access at `offset` from the arena's start that is in no array.
+[[noreturn]] void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store,
+                                       const char* file, int line);
+/// Whether a global access lies in an allocation (cudaMalloc, cudaMallocHost) or the program's
+/// static data; the allocations found are cached per worker for the launch.
+bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes);
+/// The fault for a global access outside every allocation, placed from the nearest one.
+[[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file,
+                                       int line);
+}  // namespace wb_emu::internal

@@ -1,0 +1,101 @@
+// CPU backend: CUDA's error state and its calls (cudaGetLastError, cudaPeekAtLastError,
+// cudaGetErrorName, cudaGetErrorString) and the text of the last kernel fault.
+#include "errors.hpp"
+
+#include <wb_emu/launch.hpp>
+
+#include <mutex>
+
+namespace wb_emu::internal {
+namespace {
+// Configuration errors are returned once, faults stay (as on a GPU).
+std::mutex error_mutex;
+cudaError_t last_error = cudaSuccess;
+cudaError_t sticky_error = cudaSuccess;
+std::string last_fault;
+}  // namespace
+
+cudaError_t record(cudaError_t e) {
+  if (e != cudaSuccess) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    last_error = e;
+  }
+  return e;
+}
+
+cudaError_t sticky() {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  return sticky_error;
+}
+
+void set_fault(const std::string& text) {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  sticky_error = last_error = cudaErrorLaunchFailure;
+  last_fault = text;
+}
+
+void reset_errors() {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  last_error = sticky_error = cudaSuccess;
+}
+}  // namespace wb_emu::internal
+
+std::string wb_emu::last_fault_message() {
+  std::lock_guard<std::mutex> lock(internal::error_mutex);
+  return internal::last_fault;
+}
+
+using namespace wb_emu::internal;
+
+cudaError_t cudaGetLastError() {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  cudaError_t e = last_error;
+  last_error = sticky_error;
+  return e;
+}
+cudaError_t cudaPeekAtLastError() {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  return last_error;
+}
+const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+#define WB_NAME(x) case x: return #x;
+    WB_NAME(cudaSuccess) WB_NAME(cudaErrorInvalidValue) WB_NAME(cudaErrorMemoryAllocation)
+    WB_NAME(cudaErrorInitializationError) WB_NAME(cudaErrorInvalidConfiguration)
+    WB_NAME(cudaErrorInvalidDevicePointer) WB_NAME(cudaErrorInvalidMemcpyDirection)
+    WB_NAME(cudaErrorInsufficientDriver) WB_NAME(cudaErrorNoDevice) WB_NAME(cudaErrorInvalidDevice)
+    WB_NAME(cudaErrorInvalidResourceHandle) WB_NAME(cudaErrorNotReady) WB_NAME(cudaErrorIllegalAddress)
+    WB_NAME(cudaErrorLaunchOutOfResources) WB_NAME(cudaErrorLaunchTimeout) WB_NAME(cudaErrorAssert) WB_NAME(cudaErrorHardwareStackError) WB_NAME(cudaErrorIllegalInstruction) WB_NAME(cudaErrorMisalignedAddress)
+    WB_NAME(cudaErrorLaunchFailure) WB_NAME(cudaErrorNotSupported) WB_NAME(cudaErrorUnknown)
+#undef WB_NAME
+  }
+  return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorHardwareStackError: return "hardware stack error";
+    case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotSupported: return "operation not supported";
+    case cudaErrorUnknown: return "unknown error";
+  }
+  return "unknown error";
+}

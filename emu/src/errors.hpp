@@ -1,0 +1,19 @@
+// CPU backend: the error state CUDA keeps, shared by every file of the runtime. A bad argument or
+// a refused launch is returned once (cudaGetLastError clears it); a kernel fault is sticky until
+// cudaDeviceReset, as on a GPU.
+#pragma once
+
+#include <wb_emu/api.hpp>
+
+#include <string>
+
+namespace wb_emu::internal {
+/// Keeps `e` for cudaGetLastError (unless it is cudaSuccess) and returns it.
+cudaError_t record(cudaError_t e);
+/// The sticky error: cudaErrorLaunchFailure after a kernel fault, else cudaSuccess.
+cudaError_t sticky();
+/// A kernel fault: cudaErrorLaunchFailure becomes sticky and `text` is last_fault_message().
+void set_fault(const std::string& text);
+/// cudaDeviceReset: no error, sticky or not.
+void reset_errors();
+}  // namespace wb_emu::internal

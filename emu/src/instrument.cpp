@@ -1,0 +1,308 @@
+// CPU backend: the instrumentation of files built with WB_EMU_INSTRUMENT. Each recorded access
+// (wb_emu/instrument.hpp) is sorted by address: shared memory goes to the race check, global memory
+// to the count of requests and 32-byte sectors per warp (a GPU's measure of coalescing), the
+// thread's own stack is ignored; accesses out of bounds are handed to bounds.cpp.
+#include "instrument.hpp"
+
+#include "bounds.hpp"
+#include "worker.hpp"
+
+#include <wb_emu/instrument.hpp>
+#include <wb_emu/launch.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace wb_emu::internal {
+namespace {
+struct SiteKey {
+  const char* file;
+  int line;
+  bool store;
+  bool operator==(const SiteKey& o) const { return file == o.file && line == o.line && store == o.store; }
+};
+struct SiteKeyHash {
+  std::size_t operator()(const SiteKey& k) const {
+    return std::hash<const void*>()(k.file) * 31 + static_cast<std::size_t>(k.line) * 2 + k.store;
+  }
+};
+struct Site {
+  SiteKey key;
+  int bytes;
+  AccessStats stats;
+};
+// One global access waiting for the rest of its warp: the thread's k-th access at `site`.
+struct Event {
+  std::uint32_t site, k;
+  std::uint32_t bytes, pad;
+  std::uintptr_t addr;
+};
+// What the race check knows of one 4-byte word of shared memory in the current interval (the
+// accesses since the last __syncthreads()): its last writer and up to two readers.
+struct Shadow {
+  std::uint64_t interval = 0;
+  int writer = -1;
+  int wline = 0;
+  const char* wfile = nullptr;
+  std::uint32_t wepoch = 0;
+  int reader[2] = {-1, -1};
+  int rline[2] = {0, 0};
+  const char* rfile[2] = {nullptr, nullptr};
+  std::uint32_t repoch[2] = {0, 0};
+};
+}  // namespace
+
+struct Instr {
+  // global memory: sites of this launch, per-thread access counters and per-warp pending accesses
+  std::vector<Site> sites;
+  std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> site_index;
+  std::vector<std::uint32_t> kcount;  // [site * n + thread]
+  std::vector<std::vector<Event>> warp_events;
+  std::vector<unsigned> warp_live;
+  std::vector<std::uint64_t> segments;  // scratch
+  // shared memory: the race check
+  std::vector<Shadow> shadow = std::vector<Shadow>(kSharedLimit / 4 + 16);
+  std::uint64_t interval = 0;
+  std::vector<std::uint32_t> wsync;  // __syncwarp()s each thread has passed
+};
+
+namespace {
+std::mutex stats_mutex;
+MemoryStats last_stats;
+
+// The running block's first recorded access: set up its per-thread and per-warp records.
+Instr& instr_begin_block(Worker& w) {
+  if (!w.instr) w.instr = new Instr;
+  Instr& I = *w.instr;
+  w.instr_active = true;
+  const unsigned warps = (w.n + 31) / 32;
+  if (I.warp_events.size() < warps) I.warp_events.resize(warps);
+  for (unsigned i = 0; i < warps; ++i) I.warp_events[i].clear();
+  I.warp_live.assign(warps, 0);
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.th[t].st != St::done) ++I.warp_live[t / 32];
+  I.kcount.assign(I.sites.size() * w.n, 0);
+  I.wsync.assign(w.n, 0);
+  ++I.interval;  // a new block: no shared access of an earlier one counts
+  return I;
+}
+
+// Turns the pending accesses of warp `wi` into requests: the lanes that made their k-th access
+// at one site form one request, whose sectors are the distinct 32-byte segments they touch.
+void flush_warp(Instr& I, unsigned wi) {
+  std::vector<Event>& ev = I.warp_events[wi];
+  if (ev.empty()) return;
+  std::sort(ev.begin(), ev.end(),
+            [](const Event& a, const Event& b) { return a.site != b.site ? a.site < b.site : a.k < b.k; });
+  for (std::size_t i = 0; i < ev.size();) {
+    std::size_t j = i;
+    std::uint64_t bytes = 0;
+    I.segments.clear();
+    for (; j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k; ++j) {
+      bytes += ev[j].bytes;
+      for (std::uintptr_t seg = ev[j].addr >> 5; seg <= (ev[j].addr + ev[j].bytes - 1) >> 5; ++seg)
+        I.segments.push_back(seg);
+    }
+    std::sort(I.segments.begin(), I.segments.end());
+    const auto distinct = std::unique(I.segments.begin(), I.segments.end()) - I.segments.begin();
+    AccessStats& st = I.sites[ev[i].site].stats;
+    st.requests += 1;
+    st.sectors += static_cast<std::uint64_t>(distinct);
+    st.ideal_sectors += (bytes + 31) / 32;
+    i = j;
+  }
+  ev.clear();
+}
+
+}  // namespace
+
+void instr_flush_all(Worker& w) {
+  Instr& I = *w.instr;
+  for (unsigned i = 0; i < (w.n + 31) / 32; ++i) flush_warp(I, i);
+}
+
+void instr_thread_done(Worker& w, unsigned t) {
+  Instr& I = *w.instr;
+  if (--I.warp_live[t / 32] == 0) flush_warp(I, t / 32);
+}
+
+void instr_barrier_released(Worker& w) {
+  instr_flush_all(w);
+  ++w.instr->interval;
+}
+
+void instr_syncwarp_passed(Worker& w, unsigned t) { ++w.instr->wsync[t]; }
+
+namespace {
+std::string describe_thread(const Worker& w, int t) {
+  std::string s = "thread " + std::to_string(t);
+  const unsigned bx = w.g->block.x, by = w.g->block.y;
+  if (by > 1 || w.g->block.z > 1) {
+    const unsigned u = static_cast<unsigned>(t);
+    s += " (threadIdx " + std::to_string(u % bx) + "," + std::to_string(u / bx % by) + "," +
+         std::to_string(u / (bx * by)) + ")";
+  }
+  return s;
+}
+
+[[noreturn]] void report_race(Worker& w, std::size_t offset, unsigned bytes, int u, bool u_store, const char* ufile,
+                              int uline, int t, bool t_store, const char* file, int line) {
+  std::string name = "shared memory";
+  std::size_t base = 0;
+  for (const SharedName& n : w.shared_names)
+    if (offset >= n.offset && offset < n.offset + n.bytes) {
+      name = std::string("`") + n.name + "`";
+      base = n.offset;
+    }
+  if (offset >= w.dynamic_base) {
+    name = w.dynamic_name ? std::string("`") + w.dynamic_name + "` (extern __shared__)" : "extern __shared__ memory";
+    base = w.dynamic_base;
+  }
+  const std::size_t in = offset - base;
+  std::string why = "shared-memory race on " + name + " at byte offset " + std::to_string(in) + " (element " +
+                    std::to_string(in / (bytes ? bytes : 4)) + " of " + std::to_string(bytes) +
+                    " bytes): two threads touch it between the same two __syncthreads(), one of them writing:";
+  why += "\n    " + describe_thread(w, u) + (u_store ? " wrote it at " : " read it at ") + where(ufile, uline);
+  why += "\n    " + describe_thread(w, t) + (t_store ? " writes it at " : " reads it at ") + where(file, line);
+  why += "\n  Threads run in no particular order between barriers: put a __syncthreads() (reached by every thread "
+         "of the block) between one thread's write and another thread's access, or use an atomic.";
+  fault_here(w, why);
+}
+
+// One shared-memory access of the running thread, checked against the others' accesses since
+// the last barrier.
+void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, const char* file, int line) {
+  Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+  const int t = w.current;
+  auto unordered = [&](int u, std::uint32_t epoch) {
+    return u >= 0 && u != t && !(u / 32 == t / 32 && I.wsync[static_cast<unsigned>(u)] > epoch);
+  };
+  const std::size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
+  for (std::size_t word = offset / 4; word <= last && word < I.shadow.size(); ++word) {
+    Shadow& s = I.shadow[word];
+    if (s.interval != I.interval) {
+      s = Shadow{};
+      s.interval = I.interval;
+    }
+    if (unordered(s.writer, s.wepoch)) report_race(w, offset, bytes, s.writer, true, s.wfile, s.wline, t, store, file, line);
+    const std::uint32_t epoch = I.wsync[static_cast<unsigned>(t)];
+    if (store) {
+      for (int r = 0; r < 2; ++r)
+        if (unordered(s.reader[r], s.repoch[r]))
+          report_race(w, offset, bytes, s.reader[r], false, s.rfile[r], s.rline[r], t, true, file, line);
+      s.writer = t;
+      s.wfile = file;
+      s.wline = line;
+      s.wepoch = epoch;
+      s.reader[0] = s.reader[1] = -1;
+    } else {
+      const int slot = (s.reader[0] < 0 || s.reader[0] == t) ? 0 : (s.reader[1] < 0 || s.reader[1] == t) ? 1 : -1;
+      if (slot >= 0) {
+        s.reader[slot] = t;
+        s.rfile[slot] = file;
+        s.rline[slot] = line;
+        s.repoch[slot] = epoch;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void clear_launch_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  last_stats = MemoryStats{};
+}
+
+void LaunchRecords::merge(Worker& w) {
+  if (!w.instr || w.instr->sites.empty()) return;
+  Instr& I = *w.instr;
+  std::lock_guard<std::mutex> lock(m_);
+  for (const Site& site : I.sites) {
+    LineStats& l = lines_[{site.key.file ? site.key.file : "?", site.key.line, site.key.store}];
+    if (l.bytes == 0) {
+      l.file = site.key.file ? site.key.file : "?";
+      l.line = site.key.line;
+      l.store = site.key.store;
+      l.bytes = site.bytes;
+    }
+    l.stats.requests += site.stats.requests;
+    l.stats.sectors += site.stats.sectors;
+    l.stats.ideal_sectors += site.stats.ideal_sectors;
+  }
+  I.sites.clear();
+  I.site_index.clear();
+}
+
+void LaunchRecords::publish(bool instrumented) {
+  if (!instrumented && lines_.empty()) return;
+  MemoryStats stats;
+  stats.instrumented = true;
+  for (auto& entry : lines_) {
+    const LineStats& l = entry.second;
+    AccessStats& sum = l.store ? stats.stores : stats.loads;
+    sum.requests += l.stats.requests;
+    sum.sectors += l.stats.sectors;
+    sum.ideal_sectors += l.stats.ideal_sectors;
+    stats.lines.push_back(l);
+  }
+  std::stable_sort(stats.lines.begin(), stats.lines.end(),
+                   [](const LineStats& a, const LineStats& b) { return a.stats.sectors > b.stats.sectors; });
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  last_stats = std::move(stats);
+}
+}  // namespace wb_emu::internal
+
+namespace wb_emu {
+using namespace internal;
+
+MemoryStats last_launch_memory_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return last_stats;
+}
+
+namespace detail {
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line) {
+  Worker* wp = current_worker();
+  if (!wp || wp->current < 0 || !wp->g) return;  // not inside a kernel
+  Worker& w = *wp;
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
+  if (a + kSharedSlack >= sh && a < sh + kSharedLimit + kSharedSlack) {
+    const auto offset = static_cast<std::ptrdiff_t>(a - sh);
+    if (!shared_in_bounds(w, offset, bytes)) shared_out_of_bounds(w, offset, bytes, store, file, line);
+    shared_access(w, static_cast<std::size_t>(offset), bytes, store, file, line);
+    return;
+  }
+  const unsigned t = static_cast<unsigned>(w.current);
+  if (const Fiber* f = w.th[t].fiber)
+    if (f->on_stack(a)) return;  // the thread's own stack (local arrays)
+  if (!global_in_bounds(w, a, bytes)) global_out_of_bounds(w, a, bytes, store, file, line);
+  Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+  const SiteKey key{file, line, store};
+  auto it = I.site_index.find(key);
+  std::uint32_t site;
+  if (it != I.site_index.end()) {
+    site = it->second;
+  } else {
+    site = static_cast<std::uint32_t>(I.sites.size());
+    I.sites.push_back(Site{key, static_cast<int>(bytes), AccessStats{}});
+    I.site_index.emplace(key, site);
+    I.kcount.resize(I.kcount.size() + w.n, 0);
+  }
+  const std::uint32_t k = I.kcount[std::size_t(site) * w.n + t]++;
+  I.warp_events[t / 32].push_back(Event{site, k, bytes, 0, a});
+}
+
+void* name_dynamic_shared(const char* name) {
+  Worker* w = current_worker();
+  if (!w || !w->g) return nullptr;
+  w->dynamic_name = name;
+  return w->shared + w->dynamic_base;
+}
+}  // namespace detail
+}  // namespace wb_emu

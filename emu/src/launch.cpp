@@ -1,0 +1,100 @@
+// CPU backend: a launch. Its configuration is checked as CUDA checks it (a refused launch does
+// nothing and leaves the error for cudaGetLastError); then its blocks are spread over the worker
+// threads, each taking the next block from a shared counter, and the first fault is reported (to
+// stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block.
+#include "errors.hpp"
+#include "instrument.hpp"
+#include "pool.hpp"
+#include "worker.hpp"
+
+#include <wb_emu/launch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace wb_emu {
+namespace internal {
+namespace {
+// What CUDA says to a launch it refuses: the error, and why (nullptr when the launch is valid).
+// A grid with a 0 dimension is refused with cudaErrorInvalidValue (seen on an H200 with CUDA 13),
+// the other limits with cudaErrorInvalidConfiguration.
+struct ConfigProblem {
+  cudaError_t error;
+  const char* why;
+};
+
+ConfigProblem config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return {cudaErrorInvalidValue, "a grid dimension is 0 (no blocks to run)"};
+  if (block.x == 0 || block.y == 0 || block.z == 0) return {cudaErrorInvalidConfiguration, "a block dimension is 0"};
+  if (block.x > 1024 || block.y > 1024 || block.z > 64)
+    return {cudaErrorInvalidConfiguration, "a block dimension is over its limit (1024, 1024, 64)"};
+  if (std::uint64_t(block.x) * block.y * block.z > 1024)
+    return {cudaErrorInvalidConfiguration, "more than 1024 threads per block"};
+  if (grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u)
+    return {cudaErrorInvalidConfiguration, "a grid dimension is over its limit (2^31-1, 65535, 65535)"};
+  if (shared_bytes > 48 * 1024)
+    return {cudaErrorInvalidConfiguration, "more than 48 KiB of dynamic shared memory per block"};
+  return {cudaSuccess, nullptr};
+}
+
+}  // namespace
+}  // namespace internal
+
+using namespace internal;
+
+void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const LaunchSite& site,
+            void (*body)(void*), void* ctx) {
+  clear_launch_stats();
+  if (sticky() != cudaSuccess) {
+    record(sticky());
+    return;
+  }
+  if (const ConfigProblem p = config_problem(grid, block, shared_bytes); p.why) {
+    if (std::getenv("WB_EMU_VERBOSE"))
+      std::fprintf(stderr, "%s:%d: launch of %s rejected: %s (grid %u,%u,%u block %u,%u,%u)\n", site.file, site.line,
+                   site.kernel, p.why, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    record(p.error);
+    return;
+  }
+  const Grid g{grid, block, shared_bytes, body, ctx, &site};
+  const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
+  std::atomic<bool> failed{false};
+  LaunchRecords records;
+  auto work = [&g, &failed, &records, blocks](std::atomic<std::uint64_t>* next) {
+    gridDim = g.grid;
+    blockDim = g.block;
+    for (Worker::Range& r : worker().alloc_cache) r = Worker::Range{};  // allocations may have changed
+    for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
+                          (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+      if (run_block(g, b)) continue;
+      if (failed.exchange(true)) break;  // report only the first fault of a launch
+      Worker& w = worker();
+      const std::string text = where(g.site->file, g.site->line) + ": error: kernel fault in " + g.site->kernel +
+                               ", launched here with grid " + triple(g.grid.x, g.grid.y, g.grid.z) + " and block " +
+                               triple(g.block.x, g.block.y, g.block.z) + "; in block " +
+                               triple(blockIdx.x, blockIdx.y, blockIdx.z) + ":\n  " + w.message;
+      std::fprintf(stderr, "%s\n", text.c_str());
+      std::fflush(stderr);
+      set_fault(text);
+    }
+    Worker& w = worker();
+    records.merge(w);
+    w.g = nullptr;
+    w.current = -1;
+  };
+  std::atomic<std::uint64_t> next{0};
+  if (blocks == 1 || worker_count() == 1) {
+    work(&next);
+  } else {
+    static std::mutex launch_mutex;  // one grid at a time, as on a single stream
+    std::lock_guard<std::mutex> lock(launch_mutex);
+    run_on_all_workers([&] { work(&next); });
+  }
+  records.publish(site.instrumented);
+}
+
+}  // namespace wb_emu

@@ -1,0 +1,130 @@
+// CPU backend: the state of one worker thread and of the block it runs (threads, fibers, shared
+// memory), shared by the scheduler, the instrumentation and the bounds checks; and the small
+// helpers their messages are written with.
+#pragma once
+
+#include "fiber.hpp"
+
+#include <wb_emu/block.hpp>
+#include <wb_emu/launch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace wb_emu::internal {
+
+// ---- per-block state ----
+enum class St : std::uint8_t { unstarted, running, ready, at_barrier, at_warp, done };
+
+struct ThreadRec {
+  St st = St::unstarted;
+  Fiber* fiber = nullptr;
+  const char* file = nullptr;  // where it waits
+  int line = 0;
+  detail::WarpKind kind{};
+  unsigned mask = 0;
+  int arg = 0, width = 32, pred = 0;
+  std::uint64_t value = 0, result = 0;
+};
+
+struct Grid {
+  dim3 grid, block;
+  std::size_t shared_bytes;
+  void (*body)(void*);
+  void* ctx;
+  const LaunchSite* site;
+};
+
+constexpr std::size_t kSharedLimit = 48 * 1024;
+// Each worker's shared memory is a mapping of its own: kSharedSlack bytes, the kSharedLimit-byte
+// arena, kSharedSlack bytes. Static __shared__ arrays are carved from the arena's start, the
+// launch's dynamic region ends at its end, so an index past the dynamic region lands in the slack
+// after it, where no allocation can be: instrumented accesses there are reported as past the bytes
+// the launch gave (and a plain build reads or writes unused memory instead of the worker's state).
+constexpr std::size_t kSharedSlack = 64 * 1024;
+
+struct Instr;  // instrument.hpp
+struct SharedName {
+  std::size_t offset, bytes;
+  const char* name;
+};
+
+struct Worker {
+  // the block being run
+  const Grid* g = nullptr;
+  std::uint64_t block_linear = 0;
+  unsigned n = 0, next = 0, live = 0;
+  int current = -1;
+  std::vector<ThreadRec> th;
+  std::deque<unsigned> ready;
+  bool fault = false;
+  std::string message;
+  // reused across blocks
+  std::vector<Fiber*> fibers;      // all of this worker's fibers
+  std::vector<Fiber*> idle_list;   // those parked with no thread to run
+  unsigned char* shared = nullptr;  // the arena (see kSharedSlack)
+  std::size_t shared_used = 0;     // static storage carved so far, from the arena's start
+  std::size_t dynamic_base = kSharedLimit;  // where the launch's dynamic region starts in the arena
+  // instrumentation: `instr_active` once the running block has recorded an access
+  bool instr_active = false;
+  Instr* instr = nullptr;
+  std::vector<SharedName> shared_names;
+  const char* dynamic_name = nullptr;
+  // instrumentation: allocations recently found to hold an access (cleared at every launch)
+  struct Range {
+    std::uintptr_t lo = 0, hi = 0;
+  };
+  Range alloc_cache[4];
+  unsigned alloc_cache_next = 0;
+};
+
+/// This OS thread's worker state, made on first use and kept for the process.
+Worker& worker();
+/// This OS thread's worker state, or nullptr when it has none yet.
+Worker* current_worker();
+
+/// Runs all threads of block `linear` of `g` on the calling thread; returns false (message in the
+/// worker) when the block faulted.
+bool run_block(const Grid& g, std::uint64_t linear);
+
+/// Records a fault of the running block; the scheduler stops the block.
+void raise_fault(Worker& w, const std::string& what);
+/// Called on a kernel thread: records the fault and never returns to the kernel.
+[[noreturn]] void fault_here(Worker& w, const std::string& what);
+
+// ---- message helpers ----
+inline std::string where(const char* file, int line) {
+  return std::string(file ? file : "?") + ":" + std::to_string(line);
+}
+
+/// "threads 0-15, 20" (or "thread 3").
+inline std::string thread_list(const std::vector<unsigned>& ids) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < ids.size()) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return (ids.size() == 1 ? "thread " : "threads ") + out;
+}
+
+/// 0x0000ffff
+inline std::string hex(unsigned v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", v);
+  return b;
+}
+
+/// (x,y,z)
+inline std::string triple(unsigned x, unsigned y, unsigned z) {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+}  // namespace wb_emu::internal
