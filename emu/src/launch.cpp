@@ -46,9 +46,18 @@ ConfigProblem config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
 
 using namespace internal;
 
+namespace {
+// The most recent launch's shared memory (last_launch_shared_memory()).
+std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
+}  // namespace
+
+SharedUse last_launch_shared_memory() { return {last_static_shared.load(), last_dynamic_shared.load()}; }
+
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
   clear_launch_stats();
+  last_static_shared = 0;
+  last_dynamic_shared = 0;
   if (sticky() != cudaSuccess) {
     record(sticky());
     return;
@@ -60,6 +69,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
     record(p.error);
     return;
   }
+  last_dynamic_shared = shared_bytes;
   const Grid g{grid, block, shared_bytes, body, ctx, &site};
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   std::atomic<bool> failed{false};
@@ -70,7 +80,11 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const
     for (Worker::Range& r : worker().alloc_cache) r = Worker::Range{};  // allocations may have changed
     for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
                           (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
-      if (run_block(g, b)) continue;
+      const bool ok = run_block(g, b);
+      for (std::size_t used = worker().shared_used, seen = last_static_shared.load();
+           used > seen && !last_static_shared.compare_exchange_weak(seen, used);) {
+      }
+      if (ok) continue;
       if (failed.exchange(true)) break;  // report only the first fault of a launch
       Worker& w = worker();
       const std::string text = where(g.site->file, g.site->line) + ": error: kernel fault in " + g.site->kernel +

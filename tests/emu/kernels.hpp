@@ -13,6 +13,7 @@ cudaError_t barrier_never_reached();  // faults: lane 5 at `// barrier C`, the r
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);
+cudaError_t shared_use(float* out, int variant);  // 0: static + dynamic, 1: static in some blocks, 2: none
 // warp_ops.cu
 cudaError_t shuffles(int* out, int threads, int variants);  // out[variant * threads + t]
 cudaError_t votes(unsigned* ballot, int* any, int* all, int threads);

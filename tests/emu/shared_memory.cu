@@ -37,4 +37,32 @@ cudaError_t shared_broadcast(int* out, int blocks, int threads) {
   return cudaDeviceSynchronize();
 }
 
+// Shared memory in only some blocks: block 1 declares 3 floats more than the others.
+__global__ void some_blocks_shared_kernel(float* out) {
+  if (blockIdx.x == 1) {
+    __shared__ float wide[67];
+    wide[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = wide[threadIdx.x];
+  } else {
+    __shared__ float narrow[64];
+    narrow[threadIdx.x] = 2.0f;
+    out[threadIdx.x] = narrow[threadIdx.x];
+  }
+}
+
+// No shared memory at all: a warp-shuffle sum.
+__global__ void shuffle_only_kernel(float* out) {
+  float v = 1.0f;
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  if (threadIdx.x == 0) *out = v;
+}
+
+cudaError_t shared_use(float* out, int variant) {
+  if (variant == 0) first_read_kernel<<<2, 64, 64 * sizeof(unsigned)>>>(reinterpret_cast<unsigned*>(out),
+                                                                       reinterpret_cast<unsigned*>(out) + 2);
+  if (variant == 1) some_blocks_shared_kernel<<<3, 32>>>(out);
+  if (variant == 2) shuffle_only_kernel<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
 }  // namespace emu_test

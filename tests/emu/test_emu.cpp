@@ -124,6 +124,21 @@ TEST_CASE("static __shared__ variables are shared by a block and separate per bl
   cudaFree(out);
 }
 
+TEST_CASE("a launch's shared memory is known afterwards: static, dynamic, or none", "[emu][shared]") {
+  float* out = device_array<float>(64);
+  REQUIRE(emu_test::shared_use(out, 0) == cudaSuccess);
+  CHECK(wb_emu::last_launch_shared_memory().static_bytes == 64 * sizeof(unsigned));
+  CHECK(wb_emu::last_launch_shared_memory().dynamic_bytes == 64 * sizeof(unsigned));
+  REQUIRE(emu_test::shared_use(out, 1) == cudaSuccess);  // the largest block's, whichever runs last
+  CHECK(wb_emu::last_launch_shared_memory().static_bytes == 67 * sizeof(float));
+  CHECK(wb_emu::last_launch_shared_memory().dynamic_bytes == 0);
+  REQUIRE(emu_test::shared_use(out, 2) == cudaSuccess);
+  CHECK(*out == 32.0f);
+  CHECK(wb_emu::last_launch_shared_memory().static_bytes == 0);
+  CHECK(wb_emu::last_launch_shared_memory().dynamic_bytes == 0);
+  cudaFree(out);
+}
+
 namespace {
 // CUDA's shuffle rules, for the expected values.
 int source_lane(int kind, int lane, int arg, int width) {

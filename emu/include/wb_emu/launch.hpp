@@ -122,6 +122,16 @@ struct MemoryStats {
 };
 /// The memory statistics of the most recent launch (not instrumented: `instrumented` is false).
 MemoryStats last_launch_memory_stats();
+/// The shared memory a block of a launch had: what its `__shared__` declarations took (the most
+/// any block of the launch took, alignment included) and the launch's dynamic bytes (its third
+/// argument). A grader reads it to check a kernel that must do without shared memory.
+struct SharedUse {
+  std::size_t static_bytes = 0;   ///< bytes of `__shared__` storage one block declared (the largest)
+  std::size_t dynamic_bytes = 0;  ///< the launch's dynamic shared memory, `kernel<<<grid, block, bytes>>>`
+};
+/// The shared memory of the most recent launch (all 0 before any launch or after a refused one);
+/// kept in every build, instrumented or not.
+SharedUse last_launch_shared_memory();
 /// The text of the most recent kernel fault, as printed to stderr ("" if none): different
 /// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
 std::string last_fault_message();
