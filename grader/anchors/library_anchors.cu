@@ -2,6 +2,7 @@
 #include "wb/library_anchors.hpp"
 
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 
 #include <cstddef>
 #include <stdexcept>
@@ -62,6 +63,35 @@ void cublas_sgemm(int M, int N, int K, const float* A, const float* B, float* C)
   // cuBLAS is column-major: row-major C = A B is column-major C^T = B^T A^T, i.e. the
   // column-major product of B (N x K, leading dimension N) and A (K x M, leading dimension K).
   cublas_check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N), "cublasSgemm");
+}
+
+namespace {
+// The handle the anchors below share, created at the first call (default math: fp32 stays fp32;
+// the half-precision GEMM asks for tensor cores through its compute type).
+cublasHandle_t shared_handle() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    cublas_check(cublasCreate(&h), "cublasCreate");
+    cublas_check(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    return h;
+  }();
+  return handle;
+}
+}  // namespace
+
+void cublas_sgemv(int rows, int cols, const float* A, const float* x, float* y) {
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major A (rows x cols) is column-major A^T (cols x rows, leading dimension cols): y = (A^T)^T x.
+  cublas_check(cublasSgemv(shared_handle(), CUBLAS_OP_T, cols, rows, &one, A, cols, x, 1, &zero, y, 1),
+               "cublasSgemv");
+}
+
+void cublas_gemm_f16_f32(int M, int N, int K, const __half* A, const __half* B, float* C) {
+  const float one = 1.0f, zero = 0.0f;
+  // As in cublas_sgemm: row-major C = A B is column-major C^T = B^T A^T.
+  cublas_check(cublasGemmEx(shared_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16F, N, A, CUDA_R_16F,
+                            K, &zero, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmEx");
 }
 
 }  // namespace wb::anchors

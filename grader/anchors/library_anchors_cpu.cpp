@@ -12,5 +12,7 @@ namespace {
 void cub_inclusive_sum(const float*, float*, std::int64_t) { none(); }
 void cub_histogram_bytes(const std::uint8_t*, std::int64_t, unsigned int*) { none(); }
 void cublas_sgemm(int, int, int, const float*, const float*, float*) { none(); }
+void cublas_sgemv(int, int, const float*, const float*, float*) { none(); }
+void cublas_gemm_f16_f32(int, int, int, const __half*, const __half*, float*) { none(); }
 
 }  // namespace wb::anchors

@@ -37,4 +37,26 @@ void torch_conv1d(const float* in, std::int64_t n, const float* filter, int radi
   at::globalContext().setUserEnabledCuDNN(was);
 }
 
+void torch_row_max_sum(const float* in, float* row_max, float* row_sum, float* out, int rows, int cols) {
+  const at::Tensor x = view(in, {rows, cols});
+  at::Tensor tmax = view(row_max, {rows}), tsum = view(row_sum, {rows}), tout = view(out, {rows, cols});
+  at::amax_out(tmax, x, {1});
+  at::sum_out(tsum, x, {1});
+  at::sub_out(tout, x, tmax.unsqueeze(1));
+}
+
+void torch_conv2d_3x3(const float* in, int height, int width, const float* filter) {
+  at::Tensor result = at::conv2d(view(in, {1, 1, height, width}), view(filter, {1, 1, 3, 3}), {}, 1, 1);
+}
+
+void torch_topk(const float* in, int rows, int cols, int k) {
+  auto result = at::topk(view(in, {rows, cols}), k, 1, true, true);
+}
+
+void torch_attention(const float* q, const float* k, const float* v, float* o, int n, int d) {
+  at::Tensor result = at::scaled_dot_product_attention(view(q, {1, 1, n, d}), view(k, {1, 1, n, d}),
+                                                       view(v, {1, 1, n, d}));
+  view(o, {1, 1, n, d}).copy_(result);
+}
+
 }  // namespace wb::anchors

@@ -20,5 +20,9 @@ namespace {
 void torch_softmax(const float*, float*, int, int) { missing(); }
 void torch_layer_norm(const float*, const float*, const float*, float*, float*, float*, int, int, float) { missing(); }
 void torch_conv1d(const float*, std::int64_t, const float*, int, bool) { missing(); }
+void torch_row_max_sum(const float*, float*, float*, float*, int, int) { missing(); }
+void torch_conv2d_3x3(const float*, int, int, const float*) { missing(); }
+void torch_topk(const float*, int, int, int) { missing(); }
+void torch_attention(const float*, const float*, const float*, float*, int, int) { missing(); }
 
 }  // namespace wb::anchors

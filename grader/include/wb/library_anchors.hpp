@@ -1,7 +1,8 @@
 /// \file
 /// \brief Library versions of the exercises' kernels, timed beside the learner's and the
-/// solution's (CUDA backend only): CUB's scan and histogram, cuBLAS's SGEMM, and PyTorch's
-/// softmax, layer norm and conv1d where libtorch is available to the build. Linked only into
+/// solution's (CUDA backend only): CUB's scan and histogram, cuBLAS's SGEMM, SGEMV and half-precision
+/// GEMM, and PyTorch's softmax, layer norm, conv1d, row reductions, conv2d, top-k and attention
+/// where libtorch is available to the build. Linked only into
 /// graders that ask for them (`ANCHORS`, `TORCH_ANCHORS` in workbook_add_exercise); libtorch's
 /// headers stay in their own translation unit (grader/anchors/torch_anchors.cpp), compiled once.
 /// Every function launches on the default stream and returns without synchronising.
@@ -9,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+
+struct __half;  // CUDA's 16-bit float (cuda_fp16.h), for the half-precision GEMM anchor
 
 namespace wb::anchors {
 
@@ -42,5 +45,31 @@ void torch_layer_norm(const float* x, const float* gamma, const float* beta, flo
 /// allocated by torch's caching allocator and dropped (an out= variant would only add a copy).
 /// With `cudnn` false, cuDNN is switched off for the call (PyTorch's own kernels).
 void torch_conv1d(const float* in, std::int64_t n, const float* filter, int radius, bool cudnn);
+
+/// y = A x for a row-major A (rows x cols) through cublasSgemv, fp32 (cuBLAS is column-major:
+/// the row-major A is the column-major A^T, so this is A^T's transpose times x).
+void cublas_sgemv(int rows, int cols, const float* A, const float* x, float* y);
+
+/// C = A B for row-major half-precision A (M x K), B (K x N) and a float C (M x N), accumulated in
+/// float, through cublasGemmEx (CUBLAS_COMPUTE_32F: tensor cores).
+void cublas_gemm_f16_f32(int M, int N, int K, const __half* A, const __half* B, float* C);
+
+/// row_max = torch.amax(in, 1), row_sum = torch.sum(in, 1), out = in - row_max[:, None] for a
+/// row-major rows x cols matrix: three of PyTorch's kernels (amax_out, sum_out, sub_out).
+void torch_row_max_sum(const float* in, float* row_max, float* row_sum, float* out, int rows, int cols);
+
+/// torch.nn.functional.conv2d of one height x width image with one 3 x 3 filter (device memory,
+/// 9 floats, row-major), padding 1 (zeros outside the image). The result is allocated by torch's
+/// caching allocator and dropped.
+void torch_conv2d_3x3(const float* in, int height, int width, const float* filter);
+
+/// torch.topk(in, k, dim=1) for a row-major rows x cols matrix (largest, sorted); the values and
+/// (int64) indices are allocated by torch's caching allocator and dropped.
+void torch_topk(const float* in, int rows, int cols, int k);
+
+/// o = torch.nn.functional.scaled_dot_product_attention(q, k, v) for one head: q, k, v and o are
+/// row-major n x d (PyTorch picks its kernel, as it would for a model: fp32 rules out its flash
+/// kernel). The result is copied into o.
+void torch_attention(const float* q, const float* k, const float* v, float* o, int n, int d);
 
 }  // namespace wb::anchors
