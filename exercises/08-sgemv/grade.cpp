@@ -1,0 +1,309 @@
+// Exercise 08's grader: student::sgemv against a host reference on awkward shapes (rows shorter
+// than a warp, columns around multiples of 32 and 128, rows that do not start on a 16-byte
+// boundary, more rows than a grid of resident warps), then the exercise's bar, coalesced loads:
+// on the CPU backend the sectors each warp request touches (instrumented build), on a GPU a
+// minimum speed against the solution; cuBLAS's sgemv is timed beside it.
+//
+// Tolerance: most cases use non-zero integers (A from -3 to 9, x from -2 to 4), whose products
+// and every partial sum of them, in any order, are integers far below 2^24: y must be exact.
+// Random floats get the bound |computed - exact| <= gamma(d) * sum |A[r][c] x[c]|,
+// gamma(d) = d u / (1 - d u), u = 2^-24, d = cols / 8 + 16.
+//
+// A wrong y is explained in the exercise's terms: rows never reached, only the first k columns
+// added, only lane 0's share of a row (the lanes' sums never combined), A^T x (A read as
+// column-major), y + 2^20 (y added to instead of set: y holds 2^20 before every call).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "../common/inputs.hpp"
+#include "../common/table_row.hpp"
+#include "sgemv.cuh"
+#include "wb/grader.hpp"
+#include "wb/library_anchors.hpp"
+
+namespace {
+
+constexpr double kMinSpeed = 0.5;       // GPU: at least half the solution's speed (coalescing)
+constexpr double kMinEfficiency = 0.6;  // CPU backend: bytes used / bytes of the sectors fetched, per load line
+constexpr float kSentinel = 1048576.0f; // y holds 2^20 before every call: a y that is added to, not set, shows
+
+struct Case {
+  std::vector<float> A, x;
+  int rows, cols;
+  std::string context;
+};
+
+// ---- CPU reference ----
+struct Reference {
+  std::vector<double> y, bound;  // bound 0: exact
+};
+
+Reference reference(const Case& k) {
+  Reference r;
+  r.y.assign(k.rows, 0);
+  r.bound.assign(k.rows, 0);
+  const double u = std::ldexp(1.0, -24), d = k.cols / 8.0 + 16;
+  bool integers = true;
+  for (float v : k.A) integers = integers && v == std::floor(v);
+  for (float v : k.x) integers = integers && v == std::floor(v);
+  for (int i = 0; i < k.rows; ++i) {
+    double s = 0, abs_sum = 0;
+    for (int c = 0; c < k.cols; ++c) {
+      const double p = double(k.A[std::size_t(i) * k.cols + c]) * k.x[c];
+      s += p;
+      abs_sum += std::fabs(p);
+    }
+    r.y[i] = s;
+    if (!(integers && abs_sum < 16777216.0)) r.bound[i] = d * u / (1 - d * u) * abs_sum;
+  }
+  return r;
+}
+
+// The sum of A[r][c] x[c] over the columns c that `keep` selects.
+template <class Keep>
+double partial(const Case& k, int r, Keep keep) {
+  double s = 0;
+  for (int c = 0; c < k.cols; ++c)
+    if (keep(c)) s += double(k.A[std::size_t(r) * k.cols + c]) * k.x[c];
+  return s;
+}
+
+// ---- inputs ----
+Case int_case(int rows, int cols) {
+  const std::uint64_t s = std::uint64_t(rows) * 7919 + cols;
+  return {exercise::random_ints(std::size_t(rows) * cols, -3, 9, s), exercise::random_ints(cols, -2, 4, s + 1), rows,
+          cols, exercise::shape(rows, cols) + ", integers"};
+}
+
+std::string fmt(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+// ---- diagnosis ----
+// What a wrong y[r] is, if it is something recognisable.
+enum class Kind { other, unwritten, added_to, nan, prefix, lane0_share, transposed };
+
+Kind classify(const Case& k, int r, float got, double want, double bound, int* prefix_cols) {
+  if (got == kSentinel) return Kind::unwritten;
+  if (std::isnan(got)) return Kind::nan;
+  auto near = [&](double v) { return std::fabs(double(got) - v) <= bound + std::ldexp(std::fabs(v), -22); };
+  if (near(want + kSentinel)) return Kind::added_to;
+  if (k.cols > 1 && (near(partial(k, r, [](int c) { return c % 32 == 0; })) ||
+                     near(partial(k, r, [](int c) { return c / 4 % 32 == 0; }))))
+    return Kind::lane0_share;
+  double s = 0;
+  for (int c = 0; c < k.cols; ++c) {  // only the first c columns added?
+    if (near(s)) {
+      *prefix_cols = c;
+      return Kind::prefix;
+    }
+    s += double(k.A[std::size_t(r) * k.cols + c]) * k.x[c];
+  }
+  if (k.rows == k.cols) {
+    double t = 0;
+    for (int c = 0; c < k.cols; ++c) t += double(k.A[std::size_t(c) * k.cols + r]) * k.x[c];
+    if (near(t)) return Kind::transposed;
+  }
+  return Kind::other;
+}
+
+wb::Comparison judge(const Case& k, const Reference& ref, const wb::DeviceBuffer<float>& y) {
+  wb::Comparison c;
+  c.array = "y";
+  c.n = k.rows;
+  c.context = k.context;
+  if (const auto hits = y.guard_hits(); !hits.empty()) {
+    c.pattern = wb::Pattern::out_of_bounds;
+    c.guard_hits = hits;
+    c.diagnosis = "y[" + std::to_string(hits.front().index) + "] was written, outside y (" + std::to_string(k.rows) +
+                  " elements): a warp or thread past the last row wrote (rows r >= rows have no result)";
+    return c;
+  }
+  const std::vector<float> got = y.download();
+  Kind kind = Kind::other;
+  bool same_kind = true;
+  int prefix_cols = 0, first_unwritten = -1;
+  for (int r = 0; r < k.rows; ++r) {
+    const bool miss = got[r] == kSentinel;
+    if (!miss && std::fabs(double(got[r]) - ref.y[r]) <= ref.bound[r]) continue;
+    if (!c.wrong++) c.first_wrong = r;
+    if (miss && !c.unwritten++) first_unwritten = r;
+    if (c.listed.size() < 5) c.listed.push_back({r, ref.y[r], double(got[r]), miss});
+    int cols_here = 0;
+    const Kind here = classify(k, r, got[r], ref.y[r], ref.bound[r], &cols_here);
+    if (c.wrong == 1) {
+      kind = here;
+      prefix_cols = cols_here;
+    } else if (here != kind || (here == Kind::prefix && cols_here != prefix_cols)) {
+      same_kind = false;
+    }
+  }
+  if (c.wrong == 0) return c;
+  c.pattern = wb::Pattern::chapter_specific;
+  const std::string r0 = "y[" + std::to_string(c.first_wrong) + "]";
+  if (c.unwritten == k.rows) {
+    c.pattern = wb::Pattern::nothing_written;
+    c.diagnosis = "y still holds 2^20, what it held before the call, in every row: nothing was written to it";
+  } else if (c.unwritten == c.wrong && c.wrong == k.rows - first_unwritten) {
+    c.diagnosis = "y is never written from row " + std::to_string(first_unwritten) + " on (of " +
+                  std::to_string(k.rows) + " rows): the grid reached only the first " +
+                  std::to_string(first_unwritten) + " rows; give every row a warp, or let each warp take rows r, "
+                  "r + (warps in the grid), ...";
+  } else if (c.unwritten == c.wrong) {
+    c.diagnosis = std::to_string(c.unwritten) + " rows of y were never written, first y[" +
+                  std::to_string(first_unwritten) + "]: every row needs a warp, and one lane of it writes y[row]";
+  } else if (!same_kind || kind == Kind::other || kind == Kind::unwritten) {
+    c.diagnosis = "wrong values, first " + r0 + " (expected " + fmt(ref.y[c.first_wrong]) + ", got " +
+                  fmt(got[c.first_wrong]) + ")";
+  } else if (kind == Kind::added_to) {
+    c.diagnosis = r0 + " is 2^20 too large, exactly what y held before the call: y was added to rather than set "
+                  "(y[row] = sum, not +=)";
+  } else if (kind == Kind::nan) {
+    c.diagnosis = r0 + " is NaN: memory nothing wrote was read (past the end of A or x, or an uninitialised sum?)";
+  } else if (kind == Kind::prefix) {
+    c.diagnosis = (prefix_cols == 0 ? r0 + " is 0: none of the row's " + std::to_string(k.cols) + " columns was added"
+                                    : r0 + " is the sum over only the first " + std::to_string(prefix_cols) +
+                                          " of the row's " + std::to_string(k.cols) + " columns: columns from " +
+                                          std::to_string(prefix_cols) + " on were never added") +
+                  " (does each lane loop until its column reaches cols, and is the last, partial step done?)";
+  } else if (kind == Kind::lane0_share) {
+    c.diagnosis = r0 + " holds only lane 0's share of the row: each lane summed its own columns, but the 32 lanes' sums "
+                  "were never combined (a warp-shuffle reduction, as in exercise 07) before lane 0 wrote y[row]";
+  } else {
+    c.diagnosis = "y is A^T x, not A x: A was read as if column-major; A is row-major, element (r, c) is "
+                  "A[r * cols + c], and row r's elements are next to each other";
+  }
+  return c;
+}
+
+// Runs student::sgemv on the case once; A starts `offset` floats into its buffer.
+wb::Comparison run_case(const Case& k, int offset = 0) {
+  std::vector<float> a(offset, 1.0f);
+  a.insert(a.end(), k.A.begin(), k.A.end());
+  wb::DeviceBuffer<float> dA(a), dx(k.x), dy(std::vector<float>(std::size_t(k.rows), kSentinel));
+  const Reference ref = reference(k);
+  wb::run_launch("sgemv (" + k.context + ")",
+                 [&] { student::sgemv(dA.data() + offset, dx.data(), dy.data(), k.rows, k.cols); });
+  wb::Comparison c = wb::inputs_unchanged<float>({{"A", a, dA}, {"x", k.x, dx}}, "y");
+  if (c.ok()) c = judge(k, ref, dy);
+  c.context = k.context;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("y = A x for awkward shapes", "[x08][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const auto [rows, cols] =
+      GENERATE(table<int, int>({{1, 1},    {1, 5},     {3, 31},     {2, 32},   {5, 33},    {7, 128},  {9, 129},
+                                {33, 255}, {64, 1000}, {100, 1024}, {17, 1025}, {3, 4099}, {1000, 3}, {513, 64}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(int_case(rows, cols)));
+}
+
+TEST_CASE("a square matrix: A is row-major", "[x08][correctness]") {
+  WB_REQUIRE_DEVICE();
+  WB_REQUIRE_MATCH(run_case(int_case(96, 96)));
+}
+
+TEST_CASE("A starts off a 16-byte boundary", "[x08][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int offset = GENERATE(1, 2, 3);
+  CAPTURE(offset);
+  Case k = int_case(40, 256);
+  k.context += ", A starts " + std::to_string(4 * offset) + " bytes past a 16-byte boundary";
+  WB_REQUIRE_MATCH(run_case(k, offset));
+}
+
+TEST_CASE("random floats: within the float32 error bound", "[x08][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const auto [rows, cols] = GENERATE(table<int, int>({{37, 3001}, {256, 2048}}));
+  CAPTURE(rows, cols);
+  Case k{wb::random_floats(std::size_t(rows) * cols, -1.0f, 3.0f, std::uint64_t(cols)),
+         wb::random_floats(cols, -0.5f, 1.5f, std::uint64_t(rows)), rows, cols,
+         exercise::shape(rows, cols) + ", random floats"};
+  WB_REQUIRE_MATCH(run_case(k));
+}
+
+TEST_CASE("no rows at all, and more rows than the grid has warps", "[x08][correctness]") {
+  WB_REQUIRE_DEVICE();
+  WB_REQUIRE_MATCH(run_case({{}, exercise::random_ints(9, 1, 3, 1), 0, 9, "0 x 9 (nothing to do)"}));
+  const int rows = wb::cpu_backend() ? 1999 : (1 << 20) + 3;
+  WB_REQUIRE_MATCH(run_case(int_case(rows, 7)));
+}
+
+#ifdef WB_EMU
+TEST_CASE("loads are coalesced (CPU backend: sectors per warp request)", "[x08][coalescing]") {
+  const int rows = 256, cols = 1024;
+  WB_REQUIRE_MATCH(run_case(int_case(rows, cols)));
+  const wb_emu::MemoryStats stats = wb_emu::last_launch_memory_stats();
+  REQUIRE(stats.instrumented);  // exercise 08 is built with the instrumented CPU backend
+  REQUIRE(stats.loads.requests > 0);
+  // The worst load line among those that make at least a tenth of the requests (a broadcast of x
+  // to every lane uses one sector where the ideal counts four: a line's efficiency is capped at 1).
+  const wb_emu::LineStats* worst = nullptr;
+  double worst_efficiency = 2;
+  for (const auto& l : stats.lines) {
+    if (l.store || l.stats.sectors == 0 || 10 * l.stats.requests < stats.loads.requests) continue;
+    const double e = std::min(1.0, double(l.stats.ideal_sectors) / double(l.stats.sectors));
+    if (e < worst_efficiency) {
+      worst_efficiency = e;
+      worst = &l;
+    }
+  }
+  REQUIRE(worst != nullptr);
+  char line[512];
+  std::snprintf(line, sizeof line, "loads at line %d: %.1f sectors per warp request where %.1f would do (%.0f%% of each "
+                "sector used)", worst->line, double(worst->stats.sectors) / worst->stats.requests,
+                double(worst->stats.ideal_sectors) / worst->stats.requests, 100 * worst_efficiency);
+  std::cout << "  " << line << "\n";
+  if (worst_efficiency < kMinEfficiency)
+    WB_FAIL_TOO_SLOW("y is right but the loads are not coalesced: " + std::string(line) +
+                     ": the lanes of a warp read far-apart addresses (a thread per row reads one element of each of 32 "
+                     "rows, 32 sectors per request). Give each row a warp, whose lanes read consecutive columns");
+}
+#else
+TEST_CASE("loads are coalesced (CPU backend: sectors per warp request)", "[x08][coalescing]") {
+  SKIP("skipped on a GPU: coalescing is judged by speed there (next test)");
+}
+#endif
+
+TEST_CASE("speed against the solution and cuBLAS sgemv", "[x08][timing]") {
+  WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU; the sector counts stand in for them");
+  const int rows = 8192, cols = 8192;
+  Case k{wb::random_floats(std::size_t(rows) * cols, -1.0f, 3.0f, 5), wb::random_floats(cols, -0.5f, 1.5f, 6), rows,
+         cols, exercise::shape(rows, cols) + " floats"};
+  wb::DeviceBuffer<float> dA(k.A), dx(k.x), dy(rows), ly(rows);
+  wb::SpeedBar bar;
+  bar.yours = "your sgemv";
+  bar.solution = "solution (warp per row, float4)";
+  bar.anchor = "cuBLAS sgemv";
+  bar.size = exercise::shape(rows, cols);
+  bar.minimum = kMinSpeed;
+  bar.result = "y";
+  bar.advice = "A warp whose lanes each read a different row touches 32 sectors per request: give each row a warp "
+               "whose lanes read consecutive columns (grade on the CPU backend to see the sectors per request), then "
+               "wider loads and several loads in flight per lane";
+  const double bytes = sizeof(float) * (double(rows) * cols + cols + rows);
+  const std::vector<wb::Timing> t = wb::time_interleaved(
+      {{bar.yours, [&] { student::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); }},
+       {bar.solution, [&] { solution::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); }},
+       {bar.anchor, [&] { wb::anchors::cublas_sgemv(rows, cols, dA.data(), dx.data(), ly.data()); }}},
+      bytes);
+  std::cout << wb::format_timings("y = A x, A " + bar.size + " floats (A read once)", t, bar.solution);
+  exercise::print_table_row("x08-sgemv", bar.size, wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
+                            bar.anchor, {bytes, false});
+  dy.upload(std::vector<float>(rows, kSentinel));
+  wb::run_launch("sgemv (after timing, " + bar.size + ")",
+                 [&] { student::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); });
+  k.context = "after timing, " + k.context;
+  WB_REQUIRE_MATCH(judge(k, reference(k), dy));
+  wb::speed_verdict(t, bar);
+}
