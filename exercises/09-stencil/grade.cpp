@@ -1,0 +1,304 @@
+// Exercise 09's grader: student::stencil5 against a host reference on awkward grids (a single
+// cell, single rows and columns, sizes around 32 and primes), then that the kernel stages its
+// tiles in shared memory (CPU backend), then, on a GPU, its speed against the solution, PyTorch's
+// conv2d with the same 3 x 3 cross and a device-to-device copy (what memory allows).
+//
+// Exactness: most cases use center 1/2, side 1/8 and non-zero integers from -3 to 9: every
+// product and partial sum is a multiple of 1/8 far below 2^21, exact in float32 in any order, so
+// out must be exact. Random floats get |got - exact| <= 2^-20 (|center x| + |side| sum |neighbours|).
+//
+// A wrong cell is explained by what its error is: one neighbour's term missing (and which: above,
+// below, left, right, at which rows or columns: a tile's halo not loaded), the previous or next
+// row's end taken as a neighbour of a first or last column (the grid wraps: outside is 0), the
+// grader's guard values (-1.7e38) leaking in (a neighbour outside the grid read from memory),
+// center and side swapped, cells never written (the grid of blocks does not cover the grid).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../common/inputs.hpp"
+#include "../common/table_row.hpp"
+#include "stencil.cuh"
+#include "wb/anchors.hpp"
+#include "wb/grader.hpp"
+#include "wb/library_anchors.hpp"
+
+namespace {
+
+struct Grid {
+  std::vector<float> in;
+  int height, width;
+  float center, side;
+  std::string context;
+  float at(std::int64_t y, std::int64_t x) const {  // 0 outside the grid
+    return y < 0 || y >= height || x < 0 || x >= width ? 0.0f : in[std::size_t(y) * width + x];
+  }
+};
+
+// ---- CPU reference ----
+struct Reference {
+  std::vector<double> out, bound;  // bound 0: exact
+};
+
+Reference reference(const Grid& g) {
+  Reference r;
+  r.out.resize(g.in.size());
+  r.bound.assign(g.in.size(), 0);
+  bool exact = std::fabs(g.center) == 0.5f && std::fabs(g.side) == 0.125f;
+  for (float v : g.in) exact = exact && v == std::floor(v) && std::fabs(v) < 1024;
+  for (int y = 0; y < g.height; ++y)
+    for (int x = 0; x < g.width; ++x) {
+      const double n = double(g.at(y - 1, x)) + g.at(y + 1, x) + g.at(y, x - 1) + g.at(y, x + 1);
+      const std::size_t k = std::size_t(y) * g.width + x;
+      r.out[k] = double(g.center) * g.at(y, x) + double(g.side) * n;
+      if (!exact)
+        r.bound[k] = std::ldexp(std::fabs(double(g.center) * g.at(y, x)) +
+                                    std::fabs(double(g.side)) * (std::fabs(g.at(y - 1, x)) + std::fabs(g.at(y + 1, x)) +
+                                                                 std::fabs(g.at(y, x - 1)) + std::fabs(g.at(y, x + 1))),
+                                -20);
+    }
+  return r;
+}
+
+// ---- inputs ----
+Grid int_grid(int height, int width) {
+  return {exercise::random_ints(std::size_t(height) * width, -3, 9, std::uint64_t(height) * 7919 + width), height,
+          width, 0.5f, 0.125f, exercise::shape(height, width) + " grid, integers"};
+}
+
+std::string fmt(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+// "rows 32, 64, 96 and 5 more"
+std::string list_of(const std::string& what, const std::vector<int>& v) {
+  std::string s = what + (v.size() > 1 ? "s " : " ");
+  for (std::size_t i = 0; i < v.size() && i < 3; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  if (v.size() > 3) s += " and " + std::to_string(v.size() - 3) + " more";
+  return s;
+}
+
+// ---- diagnosis ----
+enum Dir { above, below, left, right, kDirs };
+const char* const kDirName[kDirs] = {"above", "below", "on the left", "on the right"};
+
+wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer<float>& out) {
+  wb::Comparison c;
+  c.array = "out";
+  c.n = std::int64_t(g.in.size());
+  c.context = g.context;
+  if (const auto hits = out.guard_hits(); !hits.empty()) {
+    c.pattern = wb::Pattern::out_of_bounds;
+    c.guard_hits = hits;
+    c.diagnosis = "out[" + std::to_string(hits.front().index) + "] was written, outside the " +
+                  exercise::shape(g.height, g.width) + " grid: a thread whose cell is past the last row or column "
+                  "wrote (check y < height and x < width before the write)";
+    return c;
+  }
+  const std::vector<float> got = out.download();
+  std::int64_t missing[kDirs] = {}, wrapped = 0, guard_leak = 0, swapped = 0, other = 0;
+  std::vector<int> miss_rows[kDirs];  // the rows (above, below) or columns (left, right) of the cells missing a term
+  std::int64_t first_unwritten = -1, first_other = -1;
+  int unwritten_min_x = g.width, unwritten_min_y = g.height;
+  for (int y = 0; y < g.height; ++y)
+    for (int x = 0; x < g.width; ++x) {
+      const std::size_t k = std::size_t(y) * g.width + x;
+      const bool miss = wb::never_written(got[k]);
+      if (!miss && std::fabs(double(got[k]) - ref.out[k]) <= ref.bound[k]) continue;
+      if (!c.wrong++) c.first_wrong = std::int64_t(k);
+      if (c.listed.size() < 5) c.listed.push_back({std::int64_t(k), ref.out[k], double(got[k]), miss});
+      if (miss) {
+        if (!c.unwritten++) first_unwritten = std::int64_t(k);
+        unwritten_min_x = std::min(unwritten_min_x, x);
+        unwritten_min_y = std::min(unwritten_min_y, y);
+        continue;
+      }
+      const double err = double(got[k]) - ref.out[k], tol = ref.bound[k] + 1e-9 * std::fabs(ref.out[k]);
+      auto is = [&](double v) { return std::fabs(err - v) <= tol; };
+      const float nb[kDirs] = {g.at(y - 1, x), g.at(y + 1, x), g.at(y, x - 1), g.at(y, x + 1)};
+      bool named = false;
+      for (int d = 0; d < kDirs && !named; ++d)
+        if (nb[d] != 0 && is(-double(g.side) * nb[d])) {
+          ++missing[d];
+          std::vector<int>& where = miss_rows[d];
+          const int line = d < left ? y : x;
+          if (where.empty() || where.back() != line) where.push_back(line);
+          named = true;
+        }
+      if (named) continue;
+      // in[y][-1] read as in[y-1][width-1], in[y][width] as in[y+1][0]: the grid wraps.
+      const std::int64_t flat = std::int64_t(k);
+      const double wrap = (x == 0 && flat >= 1 ? double(g.in[flat - 1]) : 0.0) +
+                          (x == g.width - 1 && flat + 1 < c.n ? double(g.in[flat + 1]) : 0.0);
+      if (wrap != 0 && is(double(g.side) * wrap)) {
+        ++wrapped;
+      } else if (std::fabs(got[k]) > 1e30f) {
+        ++guard_leak;
+      } else if (std::fabs(double(got[k]) - (double(g.side) * g.at(y, x) +
+                                             double(g.center) * (double(nb[0]) + nb[1] + nb[2] + nb[3]))) <= tol) {
+        ++swapped;
+      } else {
+        if (!other++) first_other = std::int64_t(k);
+      }
+    }
+  if (c.wrong == 0) return c;
+  c.pattern = wb::Pattern::chapter_specific;
+  const std::int64_t f = c.first_wrong;
+  const std::string first = exercise::cell("out", f / g.width, f % g.width);
+  const std::int64_t named = c.wrong - c.unwritten;
+  if (c.unwritten == c.n) {
+    c.pattern = wb::Pattern::nothing_written;
+    c.diagnosis = "no cell of out was written: the kernel did not run or wrote nothing";
+  } else if (c.unwritten == c.wrong) {
+    const bool cols = unwritten_min_x > 0, rows = unwritten_min_y > 0;
+    c.diagnosis = std::to_string(c.unwritten) + " cells of out were never written, first " +
+                  exercise::cell("out", first_unwritten / g.width, first_unwritten % g.width) +
+                  (cols ? ": every cell from column " + std::to_string(unwritten_min_x) + " on" : "") +
+                  (rows ? std::string(cols ? " and" : ":") + " every cell from row " + std::to_string(unwritten_min_y) +
+                              " on"
+                        : "") +
+                  (cols || rows ? " is missing: the grid of blocks must cover the whole grid (round the block count up "
+                                  "in each dimension)"
+                                : ": does every thread write each of its cells?");
+  } else if (guard_leak > 0) {
+    c.diagnosis = first + " is " + fmt(got[f]) + ": the grader's guard values (-1.7e38), before the first row "
+                  "and after the last, leaked in: a neighbour outside the grid was read from memory; outside the grid "
+                  "counts as 0";
+  } else if (wrapped > 0 && wrapped == named) {
+    c.diagnosis = "cells of the first or last column took the end of the row above, or the start of the row below, as "
+                  "their neighbour (first " + first + "): in[y][-1] is not in[y-1][width-1]; a neighbour outside the "
+                  "grid, left or right as above or below, counts as 0";
+  } else if (swapped > 0 && swapped == named) {
+    c.diagnosis = first + " is side * in[y][x] + center * (its neighbours): center and side are swapped";
+  } else if (other == 0 && wrapped == 0 && swapped == 0) {
+    std::string which;
+    int sides = 0;
+    for (int d = 0; d < kDirs; ++d) {
+      if (!missing[d]) continue;
+      ++sides;
+      which += std::string(which.empty() ? "" : "; ") + std::to_string(missing[d]) + " cells lack their neighbour " +
+               kDirName[d] + " (" + list_of(d < left ? "row" : "column", miss_rows[d]) + ")";
+    }
+    c.diagnosis = which + (sides == 1 ? ": a tile's edge cells take that neighbour from the halo, so that side of the "
+                                        "halo was never loaded into shared memory (or was read as 0)"
+                                      : ": a tile's edge cells take their neighbours from the halo, so the halo around "
+                                        "the tile was not loaded into shared memory (or was read as 0): load the tile "
+                                        "plus one cell on every side, 0 outside the grid");
+  } else {
+    const std::int64_t o = first_other >= 0 ? first_other : f;
+    c.diagnosis = "wrong values, first " + exercise::cell("out", o / g.width, o % g.width) + " (expected " +
+                  fmt(ref.out[o]) + ", got " + fmt(got[o]) + ")";
+  }
+  return c;
+}
+
+// Runs student::stencil5 on the grid once and checks out and that in is unchanged.
+wb::Comparison run_case(const Grid& g) {
+  wb::DeviceBuffer<float> din(g.in), dout(g.in.size());
+  dout.poison();
+  const Reference ref = reference(g);
+  wb::run_launch("stencil5 (" + g.context + ")",
+                 [&] { student::stencil5(din.data(), dout.data(), g.height, g.width, g.center, g.side); });
+  wb::Comparison c = wb::inputs_unchanged<float>({{"in", g.in, din}}, "out", ref.out);
+  if (c.ok()) c = judge(g, ref, dout);
+  c.context = g.context;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("one stencil step on awkward grids", "[x09][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const auto [height, width] =
+      GENERATE(table<int, int>({{1, 1},   {1, 7},    {6, 1},    {2, 2},     {3, 31},    {31, 33},   {32, 32},
+                                {33, 32}, {8, 100},  {65, 63},  {100, 129}, {257, 33},  {31, 1000}, {70, 70}}));
+  CAPTURE(height, width);
+  WB_REQUIRE_MATCH(run_case(int_grid(height, width)));
+}
+
+TEST_CASE("other weights, and random floats", "[x09][correctness]") {
+  WB_REQUIRE_DEVICE();
+  Grid g = int_grid(45, 77);
+  g.center = -0.5f;
+  g.side = 0.125f;
+  g.context = exercise::shape(45, 77) + " grid, integers, center -1/2, side 1/8";
+  WB_REQUIRE_MATCH(run_case(g));
+  Grid f{wb::random_floats(300 * 301, -1.0f, 3.0f, 9), 300, 301, 0.6f, 0.1f, "300 x 301 grid, random floats"};
+  WB_REQUIRE_MATCH(run_case(f));
+}
+
+TEST_CASE("a large grid", "[x09][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int height = wb::cpu_backend() ? 257 : 4097, width = wb::cpu_backend() ? 263 : 4099;
+  WB_REQUIRE_MATCH(run_case(int_grid(height, width)));
+}
+
+TEST_CASE("the tiles are staged in shared memory", "[x09][tiles]") {
+  WB_REQUIRE_DEVICE();
+  const Grid g = int_grid(64, 96);
+  std::vector<wb::LaunchRecord> launches;
+  {
+    wb::LaunchLog log;
+    WB_REQUIRE_MATCH(run_case(g));
+    launches = log.launches();
+  }
+  std::size_t shared = 0;
+  for (const wb::LaunchRecord& l : launches) shared = std::max(shared, l.shared_bytes);
+#ifdef WB_EMU
+  shared += wb_emu::last_launch_shared_memory().static_bytes + wb_emu::last_launch_shared_memory().dynamic_bytes;
+#else
+  if (shared == 0)
+    wb::note_unchecked("whether the kernel stages its tiles in shared memory (a GPU shows only a launch's dynamic "
+                       "shared memory; the CPU backend sees __shared__ arrays too)");
+  shared = 1;
+#endif
+  if (shared == 0)
+    WB_FAIL_TOO_SLOW("out is right, but the kernel used no shared memory: it reads each cell's neighbours from global "
+                     "memory, 5 reads per cell. This exercise stages each block's tile plus a halo one cell wide in "
+                     "shared memory, so that each cell of in is read from memory about once");
+}
+
+TEST_CASE("speed against the solution, PyTorch's conv2d and a copy", "[x09][timing]") {
+  WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  const int height = 8192, width = 8192;
+  const std::size_t n = std::size_t(height) * width;
+  Grid g{wb::random_floats(n, -1.0f, 3.0f, 17), height, width, 0.5f, 0.125f, exercise::shape(height, width) + " grid"};
+  wb::DeviceBuffer<float> din(g.in), dout(n), copy(n);
+  const std::vector<float> cross = {0, g.side, 0, g.side, g.center, g.side, 0, g.side, 0};
+  wb::DeviceBuffer<float> filter(cross);
+  wb::SpeedBar bar;
+  bar.yours = "your stencil5";
+  bar.solution = "solution (32x32 tiles + halo)";
+  bar.size = exercise::shape(height, width);
+  bar.result = "out";
+  std::vector<wb::Timed> contenders = {
+      {bar.yours, [&] { student::stencil5(din.data(), dout.data(), height, width, g.center, g.side); }},
+      {bar.solution, [&] { solution::stencil5(din.data(), dout.data(), height, width, g.center, g.side); }},
+      {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), std::int64_t(n)); }}};
+  const std::string torch_name = "PyTorch conv2d 3x3";
+  if (wb::anchors::torch_available()) {
+    bar.anchor = torch_name;
+    contenders.push_back({torch_name, [&] { wb::anchors::torch_conv2d_3x3(din.data(), height, width, filter.data()); }});
+  } else {
+    bar.anchor = "device-to-device copy";
+    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
+  }
+  const double bytes = 2.0 * sizeof(float) * n;  // in read once, out written once
+  const std::vector<wb::Timing> t = wb::time_interleaved(contenders, bytes);
+  std::cout << wb::format_timings("5-point stencil on " + bar.size + " floats (8 bytes per cell)", t, bar.solution);
+  exercise::print_table_row("x09-stencil", bar.size, wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
+                            bar.anchor, {bytes, false});
+  dout.poison();
+  wb::run_launch("stencil5 (after timing, " + bar.size + ")",
+                 [&] { student::stencil5(din.data(), dout.data(), height, width, g.center, g.side); });
+  g.context = "after timing, " + g.context;
+  WB_REQUIRE_MATCH(judge(g, reference(g), dout));
+  wb::speed_verdict(t, bar);
+}
