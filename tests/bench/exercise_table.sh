@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The exercises' table of solution vs library (exercises/README.md, between the exercise-table
+# markers), from one run on a GPU: every exercise's solution grader (correctness, then timing
+# against the library) run in turn; each prints one `table row:` line from its timing case
+# (exercises/common/table_row.hpp), and the rows replace the table on the page.
+#   cmake --build --preset gpu && bash tests/bench/exercise_table.sh [build dir, default build/gpu]
+# The graders' logs go to $OUT (or <build dir>/exercise-table). A grader that prints no row
+# (skipped, wrong, or no timing case) gets a row that says so; the page is rewritten anyway.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+dir=${1:-build/gpu}
+out=${OUT:-$dir/exercise-table}
+mkdir -p "$out"
+shopt -s nullglob
+exes=("$dir"/x[0-9][0-9]-*.cuda.solution)
+((${#exes[@]})) || { echo "no exercise graders in $dir (build the gpu preset first)" >&2; exit 1; }
+rows="$out/rows.txt"
+: >"$rows"
+device=""
+for exe in "${exes[@]}"; do
+  name=$(basename "$exe" .cuda.solution)
+  "$exe" >"$out/$name.log" 2>&1
+  verdict=$(grep -m1 '^  verdict:' "$out/$name.log" | sed 's/^  verdict: //')
+  [[ -n $device ]] || device=$(sed -n 's/^==== .* on \(.*\) ====$/\1/p' "$out/$name.log" | head -1)
+  row=$(grep -m1 '^table row: ' "$out/$name.log" | sed 's/^table row: //')
+  if [[ -n $row ]]; then
+    echo "$row" >>"$rows"
+  else
+    echo "$name | - | - | - | no timing row: ${verdict:-no verdict} | - | - | -" >>"$rows"
+  fi
+  echo "$name: ${verdict:-no verdict}"
+done
+cuda=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+python3 - "$rows" "${device:-unknown device}" "${cuda:-?}" <<'EOF'
+import datetime, re, sys
+rows, device, cuda = open(sys.argv[1]).read().splitlines(), sys.argv[2], sys.argv[3]
+table = [f"Measured on {device} (CUDA {cuda}), {datetime.date.today().isoformat()}, by "
+         "`bash tests/bench/exercise_table.sh`: each row from the exercise's own grader, the solution and the "
+         "library timed interleaved (median, L2 flushed before every sample). The last column is the library's "
+         "time over the solution's: above 1, the solution is faster.",
+         "",
+         "| exercise | size | solution | rate | library | library time | rate | library / solution |",
+         "|---|---|---|---|---|---|---|---|"]
+table += ["| " + r + " |" for r in rows]
+page = "exercises/README.md"
+text = open(page).read()
+new = re.sub(r"(<!-- exercise-table:begin -->\n).*?(\n<!-- exercise-table:end -->)",
+             lambda m: m.group(1) + "\n".join(table) + m.group(2), text, flags=re.S)
+if new == text and "\n".join(table) not in text:
+    sys.exit(f"{page}: the exercise-table markers were not found")
+open(page, "w").write(new)
+print(f"{page}: {len(rows)} rows")
+EOF
