@@ -49,15 +49,18 @@ Reference reference(const std::vector<float>& in) {
 
 // Non-negative integers with a total well below 2^24 (see the top of this file), non-zero mean.
 std::vector<float> exact_inputs(std::int64_t n) {
-  auto rng = wb::rng_for(std::uint64_t(n) * 5 + 1);
+  const std::uint64_t key = wb::random_key(std::uint64_t(n) * 5 + 1);
   std::vector<float> v(n);
-  if (n <= (std::int64_t(1) << 20)) {
-    std::uniform_int_distribution<int> d(0, 3);
-    for (auto& x : v) x = float(d(rng));
-  } else {  // sparse ones: about 2^21 of them
-    std::bernoulli_distribution one(std::ldexp(1.0, 21) / double(n));
-    for (auto& x : v) x = one(rng) ? 1.0f : 0.0f;
-  }
+  const bool dense = n <= (std::int64_t(1) << 20);
+  // sparse for a large n: a one with probability 2^21 / n, about 2^21 of them
+  const double p = std::min(1.0, std::ldexp(1.0, 21) / double(std::max<std::int64_t>(n, 1)));
+  const std::uint64_t threshold = p >= 1.0 ? ~std::uint64_t(0) : std::uint64_t(std::ldexp(p, 64));
+  wb::parallel_ranges(v.size(), [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) {
+      const std::uint64_t bits = wb::random_bits(key, i);
+      v[i] = dense ? float(bits >> 62) : (bits < threshold ? 1.0f : 0.0f);  // dense: 0..3
+    }
+  });
   return v;
 }
 

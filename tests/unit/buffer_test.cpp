@@ -185,7 +185,7 @@ TEST_CASE("an empty buffer (n = 0) works", "[buffer]") {
   // For n = 0 every write is out of bounds: element 0 is just past the end.
   run_write_at(b.data(), 0, 1, 1.0f);
   CHECK(indices(b.guard_hits()) == std::vector<std::int64_t>{0});
-  const wb::Comparison c = wb::compare({}, b, wb::CompareOptions{});
+  const wb::Comparison c = wb::compare(std::vector<double>{}, b, wb::CompareOptions{});
   CHECK(c.pattern == wb::Pattern::out_of_bounds);
   SECTION("without guard zones") {
     wb::DeviceBuffer<float> bare(0, 0);
@@ -200,6 +200,24 @@ TEST_CASE("compare() of a poisoned buffer the kernel never wrote says nothing wa
   const wb::Comparison c = wb::compare(std::vector<double>(1000, 1.0), out, wb::CompareOptions{});
   CHECK(c.pattern == wb::Pattern::nothing_written);
   CHECK(c.unwritten == 1000);
+}
+
+TEST_CASE("compare() with a float reference gives the double reference's verdict", "[buffer]") {
+  const std::size_t n = GENERATE(std::size_t(1000), std::size_t(1) << 21);  // serial and on every core
+  CAPTURE(n);
+  std::vector<float> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = 0.5f + float(i % 1000);
+  wb::DeviceBuffer<float> out(values);
+  wb::CompareOptions o;
+  o.array = "c";
+  CHECK(wb::compare(values, out, o).ok());
+  CHECK(wb::compare(values, out, o).n == std::int64_t(n));
+  run_write_at(out.data(), std::int64_t(n) - 3, 1, -1.0f);  // one wrong element
+  run_write_at(out.data(), std::int64_t(n), 1, 7.0f);       // and one past the end
+  const wb::Comparison f = wb::compare(values, out, o);
+  const wb::Comparison d = wb::compare(std::vector<double>(values.begin(), values.end()), out, o);
+  CHECK(f.pattern == wb::Pattern::out_of_bounds);
+  CHECK(f.message() == d.message());
 }
 
 TEST_CASE("compare_unchanged() accepts an untouched input and names a changed one", "[buffer]") {
