@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace wb_emu {
 namespace internal {
@@ -41,6 +42,10 @@ ConfigProblem config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
   return {cudaSuccess, nullptr};
 }
 
+std::mutex log_mutex;
+bool logging = false;
+std::vector<LaunchConfig> logged;
+
 }  // namespace
 }  // namespace internal
 
@@ -53,8 +58,23 @@ std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
 
 SharedUse last_launch_shared_memory() { return {last_static_shared.load(), last_dynamic_shared.load()}; }
 
-void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, const LaunchSite& site,
+void log_launches(bool on) {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  logging = on;
+  if (on) logged.clear();
+}
+
+std::vector<LaunchConfig> launch_log() {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  return logged;
+}
+
+void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
+  {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (logging) logged.push_back({grid, block, shared_bytes, stream});
+  }
   clear_launch_stats();
   last_static_shared = 0;
   last_dynamic_shared = 0;

@@ -34,12 +34,16 @@ std::string LaunchRecord::describe() const {
 }
 
 #ifdef WB_EMU
-// The CPU backend's launch log arrives with the emulated runtime's record of launches.
-LaunchLog::LaunchLog() {}
-LaunchLog::~LaunchLog() {}
-std::vector<LaunchRecord> LaunchLog::launches() const { return {}; }
-bool LaunchLog::available() { return false; }
-std::string LaunchLog::unavailable_reason() { return "the CPU backend keeps no record of launches yet"; }
+// The CPU backend keeps the log itself (wb_emu::log_launches).
+LaunchLog::LaunchLog() { wb_emu::log_launches(true); }
+LaunchLog::~LaunchLog() { wb_emu::log_launches(false); }
+std::vector<LaunchRecord> LaunchLog::launches() const {
+  std::vector<LaunchRecord> out;
+  for (const wb_emu::LaunchConfig& l : wb_emu::launch_log()) out.push_back({l.grid, l.block, l.shared_bytes, l.stream});
+  return out;
+}
+bool LaunchLog::available() { return true; }
+std::string LaunchLog::unavailable_reason() { return ""; }
 #else
 LaunchLog::LaunchLog() {
   std::lock_guard<std::mutex> lock(detail::log_mutex);

@@ -94,6 +94,19 @@ Launch<Kernel> make_instrumented_launch(Kernel* kernel, const char* name, const 
 /// Number of worker threads blocks are spread over (WB_EMU_THREADS, else the core count).
 int worker_count();
 
+/// One launch as the program asked for it (a refused one too): for a grader that checks that a
+/// launcher honours the configuration it is given (wb::LaunchLog).
+struct LaunchConfig {
+  dim3 grid;                 ///< blocks per dimension
+  dim3 block;                ///< threads per block, per dimension
+  std::size_t shared_bytes;  ///< the launch's third argument
+  cudaStream_t stream;       ///< the launch's fourth argument
+};
+/// Starts (true: the log is cleared) or stops (false) keeping a log of every launch.
+void log_launches(bool on);
+/// The launches logged since log_launches(true), in order.
+std::vector<LaunchConfig> launch_log();
+
 // ---- what instrumented builds measure (see emu/include/wb_emu/instrument.hpp) ----
 
 /// Global-memory traffic, counted as a GPU's load/store units count it: a request is one warp's
