@@ -10,7 +10,8 @@ __global__ void sgemv_kernel(const float* __restrict__ A, const float* __restric
   const int r = blockIdx.x;
   auto row = A + static_cast<long long>(r) * cols;
   float s = 0.0f;
-  for (int c = threadIdx.x; c < cols; c += blockDim.x) s += row[c] * x[c];
+#pragma unroll 4
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) s += row[c] * x[c];  // 4 loads in flight
   partial[threadIdx.x] = s;
   __syncthreads();
   for (int half = blockDim.x / 2; half > 0; half /= 2) {
