@@ -1,5 +1,5 @@
 // The exercises' graders print one machine-readable line from their timing case, for the table
-// of solution vs library on exercises/README.md (tests/bench/exercise_table.sh collects them from
+// of solution vs library on exercises/README.md (bench/exercise_table.sh collects them from
 // the solutions' graders run on a GPU):
 //   table row: x03-sgemm | 4096 x 4096 x 4096 | 2.1100 ms | 65.1 TFLOP/s | cuBLAS sgemm | 1.5000 ms | 91.6 TFLOP/s | 0.71
 // The figures are the *solution's* row and the library's, from the same interleaved timing; the

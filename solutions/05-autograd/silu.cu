@@ -74,7 +74,7 @@ __global__ void silu_backward_kernel(const T* __restrict__ grad_y, const T* __re
 // ---- launchers ----
 namespace {
 
-// Measured on an H200 at 2^28 floats (tests/bench/silu_variants.cu): the forward kernel, with
+// Measured on an H200 at 2^28 floats (bench/silu_variants.cu): the forward kernel, with
 // its exp and division per element, ran fastest in blocks of 128 threads, the backward kernel,
 // with two arrays to read, in blocks of 1024 (as chapter 02's add did).
 constexpr int kForwardThreads = 128;

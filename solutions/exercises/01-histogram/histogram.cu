@@ -108,7 +108,7 @@ void histogram_privatised(const std::uint8_t* in, std::int64_t n, unsigned int* 
 //! [launch]
 
 void histogram(const std::uint8_t* in, std::int64_t n, unsigned int* hist) {
-  histogram_privatised<512, 4, 2, 4>(in, n, hist);  // see tests/bench/histogram_variants.cu
+  histogram_privatised<512, 4, 2, 4>(in, n, hist);  // see bench/histogram_variants.cu
 }
 
 }  // namespace solution

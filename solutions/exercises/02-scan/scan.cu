@@ -177,7 +177,7 @@ void scan_decoupled(const float* in, float* out, std::int64_t n, void* scratch) 
 }
 //! [launch]
 
-// 256 threads x 4 float4 = 4096 floats per tile (see tests/bench/scan_variants.cu)
+// 256 threads x 4 float4 = 4096 floats per tile (see bench/scan_variants.cu)
 std::size_t inclusive_scan_scratch_bytes(std::int64_t n) { return scratch_bytes_for<256, 4>(n); }
 
 void inclusive_scan(const float* in, float* out, std::int64_t n, void* scratch) {

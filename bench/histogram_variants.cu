@@ -1,14 +1,14 @@
 // Developer benchmark (CUDA backend only): configurations of exercise x01's privatised histogram
 // (the solution's own kernel template) against cub::DeviceHistogram::HistogramEven, on uniform
 // random bytes and on bytes that all fall into one bin (every atomic on one address).
-//   build/gpu/tests/bench/bench-histogram-variants (WB_BENCH_LOG2N=<log2 n>; a Catch2 program on the graders' main)
+//   build/gpu/bench/bench-histogram-variants (WB_BENCH_LOG2N=<log2 n>; a Catch2 program on the graders' main)
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "../../solutions/exercises/01-histogram/histogram.cu"
+#include "../solutions/exercises/01-histogram/histogram.cu"
 #include "wb/grader.hpp"
 #include "wb/buffer.hpp"
 #include "wb/device.hpp"

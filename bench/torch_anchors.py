@@ -2,7 +2,7 @@
 (CUDA events, L2 flushed and the GPU kept busy before every sample, median), for the lessons'
 tables.
 
-    python3 tests/bench/torch_anchors.py
+    python3 bench/torch_anchors.py
 """
 import statistics
 

@@ -3,11 +3,11 @@
 # markers), from one run on a GPU: every exercise's solution grader (correctness, then timing
 # against the library) run in turn; each prints one `table row:` line from its timing case
 # (exercises/common/table_row.hpp), and the rows replace the table on the page.
-#   cmake --build --preset gpu && bash tests/bench/exercise_table.sh [build dir, default build/gpu]
+#   cmake --build --preset gpu && bash bench/exercise_table.sh [build dir, default build/gpu]
 # The graders' logs go to $OUT (or <build dir>/exercise-table). A grader that prints no row
 # (skipped, wrong, or no timing case) gets a row that says so; the page is rewritten anyway.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 dir=${1:-build/gpu}
 out=${OUT:-$dir/exercise-table}
 mkdir -p "$out"
@@ -35,7 +35,7 @@ python3 - "$rows" "${device:-unknown device}" "${cuda:-?}" <<'EOF'
 import datetime, re, sys
 rows, device, cuda = open(sys.argv[1]).read().splitlines(), sys.argv[2], sys.argv[3]
 table = [f"Measured on {device} (CUDA {cuda}), {datetime.date.today().isoformat()}, by "
-         "`bash tests/bench/exercise_table.sh`: each row from the exercise's own grader, the solution and the "
+         "`bash bench/exercise_table.sh`: each row from the exercise's own grader, the solution and the "
          "library timed interleaved (median, L2 flushed before every sample). The last column is the library's "
          "time over the solution's: above 1, the solution is faster.",
          "",

@@ -1,13 +1,13 @@
 // Developer benchmark (CUDA backend only): tile shapes of exercise x02's decoupled look-back scan
 // (the solution's own kernel template) against cub::DeviceScan::InclusiveSum and a copy.
-//   build/gpu/tests/bench/bench-scan-variants (WB_BENCH_LOG2N=<log2 n>; a Catch2 program on the graders' main)
+//   build/gpu/bench/bench-scan-variants (WB_BENCH_LOG2N=<log2 n>; a Catch2 program on the graders' main)
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "../../solutions/exercises/02-scan/scan.cu"
+#include "../solutions/exercises/02-scan/scan.cu"
 #include "wb/anchors.hpp"
 #include "wb/grader.hpp"
 #include "wb/buffer.hpp"

@@ -1,16 +1,17 @@
 // Developer benchmark (CUDA backend only): configurations of chapter 04's float4 + shuffle
 // reduction (the solution's own kernel template), against cub::DeviceReduce::Sum.
-//   build/gpu/tests/bench/bench-reduce-variants [log2 n]
+//   build/gpu/bench/bench-reduce-variants (WB_BENCH_LOG2N=<log2 n>, default 28; a Catch2 program on the graders' main)
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "../../solutions/04-reduction/reduce.cu"
+#include "../solutions/04-reduction/reduce.cu"
 #include "wb/anchors.hpp"
 #include "wb/buffer.hpp"
 #include "wb/device.hpp"
+#include "wb/grader.hpp"
 #include "wb/timing.hpp"
 
 namespace {
@@ -23,12 +24,10 @@ wb::Timed variant(const float* in, float* sum, std::int64_t n) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (!wb::device_available()) {
-    std::cout << "skipped: " << wb::no_device_reason() << "\n";
-    return 0;
-  }
-  const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
+TEST_CASE("variants against the library", "[bench]") {
+  WB_REQUIRE_GPU("a benchmark times a GPU");
+  const char* env = std::getenv("WB_BENCH_LOG2N");
+  const int log2n = env ? std::atoi(env) : 28;
   const std::int64_t n = std::int64_t(1) << log2n;
   wb::DeviceBuffer<float> in(n), sum(1), dst(n);
   WB_CUDA_CHECK(cudaMemset(in.data(), 0, n * sizeof(float)));

@@ -1,12 +1,12 @@
 // Developer benchmark (CUDA backend only): tile shapes of exercise x12's WMMA GEMM (the solution's
 // own kernel template) against cuBLAS's cublasGemmEx (half in, float accumulate), at 4096^3.
-//   build/gpu/tests/bench/bench-wmma-gemm-variants (WB_BENCH_SIZE=<M = N = K>; a Catch2 program on the graders' main)
+//   build/gpu/bench/bench-wmma-gemm-variants (WB_BENCH_SIZE=<M = N = K>; a Catch2 program on the graders' main)
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "../../solutions/exercises/12-wmma-gemm/wmma_gemm.cu"
+#include "../solutions/exercises/12-wmma-gemm/wmma_gemm.cu"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 

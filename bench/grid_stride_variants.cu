@@ -1,7 +1,7 @@
 // Developer benchmark (CUDA backend only): variants of chapter 02's y += x, to choose the
 // solution's shape. Timed with the graders' method (events, L2 flushed, interleaved) against
 // thrust::transform and a device-to-device copy.
-//   build/gpu/bench-grid-stride-variants [log2 n]
+//   build/gpu/bench/bench-grid-stride-variants (WB_BENCH_LOG2N=<log2 n>, default 28; a Catch2 program on the graders' main)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +12,7 @@
 #include "wb/anchors.hpp"
 #include "wb/buffer.hpp"
 #include "wb/device.hpp"
+#include "wb/grader.hpp"
 #include "wb/timing.hpp"
 
 namespace {
@@ -68,12 +69,10 @@ wb::Timed variant(const float* x, float* y, std::int64_t n, int passes, int thre
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (!wb::device_available()) {
-    std::printf("skipped: %s\n", wb::no_device_reason().c_str());
-    return 0;
-  }
-  const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
+TEST_CASE("variants against the library", "[bench]") {
+  WB_REQUIRE_GPU("a benchmark times a GPU");
+  const char* env = std::getenv("WB_BENCH_LOG2N");
+  const int log2n = env ? std::atoi(env) : 28;
   const std::int64_t n = std::int64_t(1) << log2n;
   wb::DeviceBuffer<float> x(n), y(n), dst(n);
   WB_CUDA_CHECK(cudaMemset(x.data(), 0x3f, n * sizeof(float)));

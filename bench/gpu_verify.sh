@@ -2,7 +2,7 @@
 # Developer script for the lent GPU machine (see ../shared/gpu/README.md): builds the CUDA
 # backend, runs the whole suite, then every chapter's solution grader with full timing, the
 # stubs' verdicts and PyTorch's anchors. Logs go to $OUT (or build/gpu/verify).
-#   source .gpu/env.sh && bash tests/bench/gpu_verify.sh [build|suite|timing]...   (default: all three)
+#   source .gpu/env.sh && bash bench/gpu_verify.sh [build|suite|timing]...   (default: all three)
 set -uo pipefail
 out=${OUT:-build/gpu/verify}
 mkdir -p "$out"
@@ -29,6 +29,6 @@ for step in "${steps[@]}"; do
         grep -E '^  (verdict|speed):' "$out/$name.solution.log"
         "build/gpu/$name.cuda.stub" 2>&1 | grep -E '^  verdict:'
       done
-      python3 tests/bench/torch_anchors.py 2>&1 | tee "$out/torch_anchors.log" ;;
+      python3 bench/torch_anchors.py 2>&1 | tee "$out/torch_anchors.log" ;;
   esac
 done

@@ -1,14 +1,14 @@
 // Developer benchmark (CUDA backend only): queries per block of exercise x11's fused attention
 // (the solution's own kernel template) against PyTorch's scaled_dot_product_attention, for
 // d = 64 and 128.
-//   build/gpu/tests/bench/bench-attention-variants (WB_BENCH_N=<n>; a Catch2 program on the graders' main)
+//   build/gpu/bench/bench-attention-variants (WB_BENCH_N=<n>; a Catch2 program on the graders' main)
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "../../solutions/exercises/11-attention/attention.cu"
+#include "../solutions/exercises/11-attention/attention.cu"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 

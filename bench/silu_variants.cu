@@ -2,7 +2,7 @@
 // kernels, to choose the solution's shape. Raw kernels on float32 inputs drawn like the grader's
 // (x in [-6, 4)), no libtorch: timed with the graders' method (events, L2 flushed, interleaved)
 // against a device-to-device copy.
-//   build/gpu/bench-silu-variants [log2 n]
+//   build/gpu/bench/bench-silu-variants (WB_BENCH_LOG2N=<log2 n>, default 28; a Catch2 program on the graders' main)
 // Each variant: elements per thread per step (1 float or a float4, times an unroll), precise
 // (expf, IEEE division) or fast (__expf, __fdividef) math.
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "wb/anchors.hpp"
 #include "wb/buffer.hpp"
 #include "wb/device.hpp"
+#include "wb/grader.hpp"
 #include "wb/timing.hpp"
 
 namespace {
@@ -145,12 +146,10 @@ std::vector<wb::Timed> variant(const Arrays& a, int threads, int blocks_per_sm =
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (!wb::device_available()) {
-    std::printf("skipped: %s\n", wb::no_device_reason().c_str());
-    return 0;
-  }
-  const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
+TEST_CASE("variants against the library", "[bench]") {
+  WB_REQUIRE_GPU("a benchmark times a GPU");
+  const char* env = std::getenv("WB_BENCH_LOG2N");
+  const int log2n = env ? std::atoi(env) : 28;
   const std::int64_t n = std::int64_t(1) << log2n;
   wb::DeviceBuffer<float> x(n), g(n), y(n), gx(n);
   fill<<<1024, 256>>>(x.data(), g.data(), n);
