@@ -1,7 +1,8 @@
 // CPU backend: the bounds checks of instrumented builds. An access in no `__shared__` array, past
-// the dynamic shared memory the launch gave, or outside every allocation is a kernel fault that says
-// which access, where it landed (which array, how far past its end, which index), the source line,
-// and the block and thread; so is an index of a `__shared__` array past its extent.
+// the dynamic shared memory the launch gave, outside every allocation, or outside the logical
+// extent of an array inside one (a grader's guard zones, wb_emu::set_logical_extent) is a kernel
+// fault that says which access, where it landed (which array, how far past its end, which index),
+// the source line, and the block and thread; so is an index of a `__shared__` array past its extent.
 #include "bounds.hpp"
 
 #include "memory.hpp"
@@ -30,10 +31,11 @@ std::string hex_address(std::uintptr_t a) {
   return b;
 }
 
+// "1 byte", "12 bytes".
+std::string byte_count(std::uintmax_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+
 // "N bytes past the end of", or "just past the end of" when N is 0.
-std::string past_end(std::uintptr_t n) {
-  return n == 0 ? "just past the end of" : std::to_string(n) + " bytes past the end of";
-}
+std::string past_end(std::uintptr_t n) { return n == 0 ? "just past the end of" : byte_count(n) + " past the end of"; }
 
 const char* kDynamicHint =
     "\n  The third launch argument is the size in bytes of the extern __shared__ array: give it enough for every "
@@ -74,12 +76,12 @@ void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool
     why = access + " of " + dname + "[-" + std::to_string((in + size - 1) / size) + "]: " + std::to_string(in) +
           " bytes before the start of the " + std::to_string(given) + " bytes the launch gave " + at_thread(file, line);
   } else if (below) {
-    why = access + " of " + std::to_string(bytes) + " bytes " + past_end(static_cast<std::uintptr_t>(past_static)) + " `" +
+    why = access + " of " + byte_count(bytes) + " " + past_end(static_cast<std::uintptr_t>(past_static)) + " `" +
           below->name + "` (its " + std::to_string(below->bytes) + " bytes), in no __shared__ array, " +
           at_thread(file, line);
   } else {
-    why = access + " of " + std::to_string(bytes) + " bytes " + std::to_string(-offset) +
-          " bytes before the first __shared__ array, in no __shared__ array, " + at_thread(file, line);
+    why = access + " of " + byte_count(bytes) + " " + byte_count(static_cast<std::uintmax_t>(-offset)) +
+          " before the first __shared__ array, in no __shared__ array, " + at_thread(file, line);
   }
   fault_here(w, why + hint);
 }
@@ -93,15 +95,47 @@ bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes) {
   return false;
 }
 
+namespace {
+// The part of an out-of-bounds message that places an access in the guard zone of an array whose
+// logical extent the program gave (wb_emu::set_logical_extent).
+std::string in_guard_zone(const Allocation& h, std::uintptr_t a, std::uintptr_t e) {
+  const std::size_t eb = h.element_bytes;
+  const std::size_t count = (h.hi - h.lo) / eb;
+  std::string array = "the " + std::to_string(count) + "-element array";
+  if (h.file) array += " allocated at " + where(h.file, h.line);
+  const std::string indices =
+      count ? "its indices are 0 to " + std::to_string(count - 1) : std::string("it has no elements");
+  std::string why;
+  if (a >= h.hi) {
+    why = "it is " + past_end(a - h.hi) + " " + array + " (index " + std::to_string((a - h.lo) / eb) + "; " + indices +
+          "), in the grader's guard zone after it";
+  } else if (a >= h.lo) {
+    why = "its last " + byte_count(e - h.hi) + (e - h.hi == 1 ? " is" : " are") + " past the end of " + array + " (index " +
+          std::to_string((a - h.lo) / eb) + "; " + indices + "), in the grader's guard zone after it";
+  } else {
+    why = "it is " + byte_count(h.lo - a) + " before the start of " + array + " (index -" +
+          std::to_string((h.lo - a + eb - 1) / eb) + "; " + indices + "), in the grader's guard zone before it";
+  }
+  return why;
+}
+}  // namespace
+
 void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file, int line) {
+  const std::string access = std::string(store ? "write" : "read") + " of " + byte_count(bytes) + " ";
+  const std::uintptr_t e = a + (bytes ? bytes : 1);
+  Allocation holding;
+  if (allocation_holding(a, e, &holding) && holding.has_extent())
+    fault_here(w, access + "outside its array " + at_thread(file, line) + ": " + in_guard_zone(holding, a, e) +
+                      "\n  A GPU lets such an access read or overwrite whatever lies next to the array (here the "
+                      "grader's guard zone: nothing else would show it) or stops with an illegal address; check the "
+                      "index against the array's size before the access.");
   Allocation near;
   const bool found = nearest_allocation(a, &near);
   const std::uintptr_t base = near.base;
   const std::size_t size = near.bytes;
   const char* kind = near.kind;
   const unsigned n = bytes ? bytes : 1;
-  std::string why = std::string(store ? "write" : "read") + " of " + std::to_string(bytes) +
-                    " bytes outside every cudaMalloc allocation " + at_thread(file, line) + ": ";
+  std::string why = access + "outside every cudaMalloc allocation " + at_thread(file, line) + ": ";
   if (a < 65536) {
     why += "the address is " + hex_address(a) + ", a null pointer (plus an index)";
   } else if (found && a >= base + size && a - (base + size) <= (std::uintptr_t(1) << 30)) {
@@ -109,7 +143,7 @@ void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool stor
            "-byte " + kind + " allocation at " + hex_address(base) + " (index " + std::to_string((a - base) / n) +
            " of " + std::to_string(n) + "-byte elements from its start, which has " + std::to_string(size / n) + ")";
   } else if (found && a < base && base - a <= (std::uintptr_t(1) << 30)) {
-    why += "it is " + std::to_string(base - a) + " bytes before the start of the " + std::to_string(size) + "-byte " +
+    why += "it is " + byte_count(base - a) + " before the start of the " + std::to_string(size) + "-byte " +
            kind + " allocation at " + hex_address(base) + " (index -" + std::to_string((base - a + n - 1) / n) + " of " +
            std::to_string(n) + "-byte elements)";
   } else {
@@ -126,12 +160,13 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
   for (const Worker::Range& r : w.alloc_cache)
     if (a >= r.lo && e <= r.hi) return true;
   if (a >= reinterpret_cast<std::uintptr_t>(::etext) && e <= reinterpret_cast<std::uintptr_t>(::end)) return true;
-  Allocation holding;
-  if (allocation_holding(a, e, &holding)) {
-    w.alloc_cache[w.alloc_cache_next++ % 4] = Worker::Range{holding.base, holding.base + holding.bytes};
-    return true;
-  }
-  return false;
+  Allocation h;
+  if (!allocation_holding(a, e, &h)) return false;
+  // inside the allocation; with a logical extent, inside the array too (its guard zones are not)
+  const Worker::Range r = h.has_extent() ? Worker::Range{h.lo, h.hi} : Worker::Range{h.base, h.base + h.bytes};
+  if (a < r.lo || e > r.hi) return false;
+  w.alloc_cache[w.alloc_cache_next++ % 4] = r;
+  return true;
 }
 
 }  // namespace wb_emu::internal

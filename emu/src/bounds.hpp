@@ -16,10 +16,12 @@ bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes);
 /// The fault for a shared access at `offset` from the arena's start that is in no array.
 [[noreturn]] void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store,
                                        const char* file, int line);
-/// Whether a global access lies in an allocation (cudaMalloc, cudaMallocHost) or the program's
-/// static data; the allocations found are cached per worker for the launch.
+/// Whether a global access lies in an allocation (cudaMalloc, cudaMallocHost), inside its logical
+/// extent when it has one, or in the program's static data; the ranges found are cached per
+/// worker for the launch.
 bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes);
-/// The fault for a global access outside every allocation, placed from the nearest one.
+/// The fault for a global access outside every allocation, placed from the nearest one, or in
+/// the guard zone of an array with a logical extent, placed from that array.
 [[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file,
                                        int line);
 }  // namespace wb_emu::internal

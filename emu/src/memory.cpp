@@ -1,13 +1,17 @@
-// CPU backend: emulated device memory. The allocation registry (memory.hpp) and the memory calls:
-// cudaMalloc, cudaFree, cudaMallocHost, cudaFreeHost, cudaMemcpy, cudaMemset, cudaMemGetInfo.
+// CPU backend: emulated device memory. The allocation registry (memory.hpp), with the logical
+// extent of an array inside an allocation (wb_emu::set_logical_extent, cleared when it is freed),
+// and the memory calls: cudaMalloc, cudaFree, cudaMallocHost, cudaFreeHost, cudaMemcpy, cudaMemset,
+// cudaMemGetInfo.
 #include "memory.hpp"
 
 #include "errors.hpp"
 
 #include <wb_emu/api.hpp>
+#include <wb_emu/launch.hpp>
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -17,27 +21,30 @@
 namespace wb_emu::internal {
 namespace {
 std::mutex alloc_mutex;
-std::map<std::uintptr_t, std::size_t> allocations;       // base -> bytes (cudaMalloc)
-std::map<std::uintptr_t, std::size_t> host_allocations;  // base -> bytes (cudaMallocHost: kernels may use it)
+std::map<std::uintptr_t, Allocation> allocations;       // base -> allocation (cudaMalloc)
+std::map<std::uintptr_t, Allocation> host_allocations;  // base -> allocation (cudaMallocHost: kernels may use it)
+
+// The allocation of `m` whose first byte is at or below `a`, or nullptr.
+const Allocation* at_or_below(const std::map<std::uintptr_t, Allocation>& m, std::uintptr_t a) {
+  auto it = m.upper_bound(a);
+  if (it == m.begin()) return nullptr;
+  return &std::prev(it)->second;
+}
 }  // namespace
 
 bool in_allocation(const void* p, std::size_t bytes) {
   auto a = reinterpret_cast<std::uintptr_t>(p);
   std::lock_guard<std::mutex> lock(alloc_mutex);
-  auto it = allocations.upper_bound(a);
-  if (it == allocations.begin()) return false;
-  --it;
-  return a >= it->first && a + bytes <= it->first + it->second;
+  const Allocation* h = at_or_below(allocations, a);
+  return h && a + bytes <= h->base + h->bytes;
 }
 
 bool allocation_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found) {
   std::lock_guard<std::mutex> lock(alloc_mutex);
   for (const auto* m : {&allocations, &host_allocations}) {
-    auto it = m->upper_bound(a);
-    if (it == m->begin()) continue;
-    --it;
-    if (e <= it->first + it->second) {
-      *found = Allocation{it->first, it->second, m == &allocations ? "cudaMalloc" : "cudaMallocHost"};
+    const Allocation* h = at_or_below(*m, a);
+    if (h && e <= h->base + h->bytes) {
+      *found = *h;
       return true;
     }
   }
@@ -47,26 +54,44 @@ bool allocation_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found) {
 bool nearest_allocation(std::uintptr_t a, Allocation* found) {
   bool any = false;
   std::lock_guard<std::mutex> lock(alloc_mutex);
-  auto distance = [a](std::uintptr_t lo, std::size_t n) { return a < lo ? lo - a : a - (lo + n); };
-  auto consider = [&](const std::map<std::uintptr_t, std::size_t>& m, const char* k) {
+  auto distance = [a](const Allocation& x) { return a < x.base ? x.base - a : a - (x.base + x.bytes); };
+  auto consider = [&](const std::map<std::uintptr_t, Allocation>& m) {
     auto it = m.upper_bound(a);
-    if (it != m.end() && (!any || distance(it->first, it->second) < distance(found->base, found->bytes))) {
-      *found = Allocation{it->first, it->second, k};
+    if (it != m.end() && (!any || distance(it->second) < distance(*found))) {
+      *found = it->second;
       any = true;
     }
     if (it != m.begin()) {
       --it;
-      if (!any || distance(it->first, it->second) < distance(found->base, found->bytes)) {
-        *found = Allocation{it->first, it->second, k};
+      if (!any || distance(it->second) < distance(*found)) {
+        *found = it->second;
         any = true;
       }
     }
   };
-  consider(allocations, "cudaMalloc");
-  consider(host_allocations, "cudaMallocHost");
+  consider(allocations);
+  consider(host_allocations);
   return any;
 }
 }  // namespace wb_emu::internal
+
+void wb_emu::set_logical_extent(const void* first, std::size_t bytes, std::size_t element_bytes, const char* file,
+                                int line) {
+  const auto a = reinterpret_cast<std::uintptr_t>(first);
+  std::lock_guard<std::mutex> lock(internal::alloc_mutex);
+  for (auto* m : {&internal::allocations, &internal::host_allocations}) {
+    auto it = m->upper_bound(a);
+    if (it == m->begin()) continue;
+    internal::Allocation& h = std::prev(it)->second;
+    if (a + bytes > h.base + h.bytes) continue;
+    h.lo = a;
+    h.hi = a + bytes;
+    h.element_bytes = element_bytes ? element_bytes : 1;
+    h.file = file;
+    h.line = line;
+    return;
+  }
+}
 
 using namespace wb_emu::internal;
 
@@ -79,7 +104,10 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!p) return record(cudaErrorMemoryAllocation);
   {
     std::lock_guard<std::mutex> lock(alloc_mutex);
-    allocations[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+    Allocation& a = allocations[reinterpret_cast<std::uintptr_t>(p)];
+    a = Allocation{};
+    a.base = reinterpret_cast<std::uintptr_t>(p);
+    a.bytes = bytes;
   }
   *ptr = p;
   return cudaSuccess;
@@ -103,7 +131,11 @@ cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
   if (bytes && !*ptr) return record(cudaErrorMemoryAllocation);
   if (*ptr) {
     std::lock_guard<std::mutex> lock(alloc_mutex);
-    host_allocations[reinterpret_cast<std::uintptr_t>(*ptr)] = bytes;
+    Allocation& a = host_allocations[reinterpret_cast<std::uintptr_t>(*ptr)];
+    a = Allocation{};
+    a.base = reinterpret_cast<std::uintptr_t>(*ptr);
+    a.bytes = bytes;
+    a.kind = "cudaMallocHost";
   }
   return cudaSuccess;
 }

@@ -10,11 +10,18 @@ namespace wb_emu::internal {
 /// Whether [p, p + bytes) lies inside one cudaMalloc allocation.
 bool in_allocation(const void* p, std::size_t bytes);
 
-/// An allocation: its first byte and its size, and which call made it.
+/// An allocation: its first byte and its size, and which call made it; and, when the program
+/// said so (wb_emu::set_logical_extent), the array inside it that kernels may touch.
 struct Allocation {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   const char* kind = "cudaMalloc";  ///< "cudaMalloc" or "cudaMallocHost"
+  // the logical extent: [lo, hi) of `element_bytes`-byte elements, made at file:line
+  std::uintptr_t lo = 0, hi = 0;
+  std::size_t element_bytes = 0;  ///< 0: no logical extent, the whole allocation is the array
+  const char* file = nullptr;
+  int line = 0;
+  bool has_extent() const { return element_bytes != 0; }
 };
 /// The cudaMalloc or cudaMallocHost allocation that holds [a, e), if one does.
 bool allocation_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found);

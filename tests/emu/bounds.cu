@@ -81,10 +81,11 @@ cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int b
   return cudaDeviceSynchronize();
 }
 
-// Writes out[i] for every thread: past n into a grader-style guard zone (inside the allocation).
+// Writes out[i] for i <= n: one past n, into a grader-style guard zone (inside the allocation): a
+// fault only when the array's logical extent was given.
 __global__ void guard_zone_kernel(float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i <= n) out[i] = 1.0f;  // one past n: the grader's guard zone catches it, not the backend
+  if (i <= n) out[i] = 1.0f;  // line: one past
 }
 
 cudaError_t write_one_past(float* out, int n) {

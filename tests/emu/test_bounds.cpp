@@ -152,6 +152,46 @@ TEST_CASE("a global access outside every cudaMalloc allocation is a fault; a gua
   cudaFree(guarded);
 }
 
+TEST_CASE("an access to a guard zone past an array's logical extent names the array, its size and where it was made",
+          "[emu][instrument][bounds]") {
+  // as wb::DeviceBuffer lays it out: 16 guard elements, 40 floats, 16 guard elements
+  const int n = 40, guard = 16;
+  float* in = device_array<float>(n + 2 * guard, 1.0f);
+  float* out = device_array<float>(n + 2 * guard, 0.0f);
+  wb_emu::set_logical_extent(in + guard, n * sizeof(float), sizeof(float), "grade.cpp", 12);
+  wb_emu::set_logical_extent(out + guard, n * sizeof(float), sizeof(float), "grade.cpp", 13);
+  // the copy has no bounds check: thread 40 reads in[40], just past the end
+  std::string err = fault_of([&] { return emu_test::unguarded_copy(in + guard, out + guard, n, 0, 1, 64); });
+  CHECK_THAT(err, ContainsSubstring("kernel fault in unguarded_kernel"));
+  CHECK_THAT(err, ContainsSubstring("read of 4 bytes outside its array at " + at("unguarded") +
+                                    ", block (0,0,0), thread (40,0,0): it is just past the end of the 40-element "
+                                    "array allocated at grade.cpp:12 (index 40; its indices are 0 to 39), in the "
+                                    "grader's guard zone after it"));
+  CHECK_THAT(err, ContainsSubstring("A GPU lets such an access read or overwrite whatever lies next to the array"));
+  // one thread reading 3 elements further
+  err = fault_of([&] { return emu_test::unguarded_copy(in + guard, out + guard, n, 43, 1, 1); });
+  CHECK_THAT(err, ContainsSubstring("thread (0,0,0): it is 12 bytes past the end of the 40-element array allocated at "
+                                    "grade.cpp:12 (index 43; its indices are 0 to 39)"));
+  // before the start
+  err = fault_of([&] { return emu_test::unguarded_copy(in + guard, out + guard, n, -2, 1, 32); });
+  CHECK_THAT(err, ContainsSubstring("thread (0,0,0): it is 8 bytes before the start of the 40-element array allocated "
+                                    "at grade.cpp:12 (index -2; its indices are 0 to 39), in the grader's guard zone "
+                                    "before it"));
+  // a write one past the end of out
+  err = fault_of([&] { return emu_test::write_one_past(out + guard, n); });
+  CHECK_THAT(err, ContainsSubstring("write of 4 bytes outside its array at " + at("one past") +
+                                    ", block (0,0,0), thread (40,0,0): it is just past the end of the 40-element "
+                                    "array allocated at grade.cpp:13 (index 40; its indices are 0 to 39)"));
+  // inside the extent: no fault
+  no_fault([&] { return emu_test::unguarded_copy(in + guard, out + guard, 32, 0, 1, 32); });
+  // freed and allocated again: the extent is gone with the allocation
+  cudaFree(in);
+  in = device_array<float>(n + 2 * guard, 1.0f);
+  no_fault([&] { return emu_test::unguarded_copy(in, out + guard, 32, 0, 1, 32); });
+  cudaFree(in);
+  cudaFree(out);
+}
+
 TEST_CASE("correct kernels raise no out-of-bounds fault", "[emu][instrument][bounds]") {
   const int n = 64;
   float* in = device_array<float>(n * n);

@@ -145,6 +145,14 @@ struct SharedUse {
 /// The shared memory of the most recent launch (all 0 before any launch or after a refused one);
 /// kept in every build, instrumented or not.
 SharedUse last_launch_shared_memory();
+
+/// Says that only the `bytes` from `first` of the allocation holding `first` are the array kernels
+/// may use (the rest is a grader's guard zones): in instrumented builds an access to the rest is a
+/// kernel fault, "N bytes past the end of the n-element array allocated at file:line", with
+/// elements of `element_bytes`. Forgotten when the allocation is freed; ignored when no
+/// cudaMalloc or cudaMallocHost allocation holds the bytes.
+void set_logical_extent(const void* first, std::size_t bytes, std::size_t element_bytes = 1,
+                        const char* file = nullptr, int line = 0);
 /// The text of the most recent kernel fault, as printed to stderr ("" if none): different
 /// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
 std::string last_fault_message();

@@ -1,6 +1,7 @@
 /// \file
 /// \brief Device buffers with guard zones: every byte a kernel writes outside its array is
-/// caught after the launch.
+/// caught after the launch (and, on the CPU backend's instrumented builds, every access there is a
+/// kernel fault at the access).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -55,6 +56,24 @@ class DeviceBuffer {
  public:
   static constexpr std::size_t default_guard = 1024;  ///< elements; more than a block could overrun by
 
+#ifdef WB_EMU
+  /// `n` elements, uninitialised, with `guard` guard elements on each side. The CPU backend is
+  /// told the array's extent: in instrumented builds a kernel's access to a guard zone is a fault
+  /// naming this array by its size and where it was made (`file`:`line`, the caller's).
+  explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard, const char* file = __builtin_FILE(),
+                        int line = __builtin_LINE())
+      : n_(n), guard_(guard) {
+    WB_CUDA_CHECK(cudaMalloc(&base_, bytes_total()));
+    fill_guards();
+    wb_emu::set_logical_extent(data(), n_ * sizeof(T), sizeof(T), file, line);
+  }
+  /// A copy of `host` on the device, with guard zones.
+  DeviceBuffer(const std::vector<T>& host, std::size_t guard = default_guard, const char* file = __builtin_FILE(),
+               int line = __builtin_LINE())
+      : DeviceBuffer(host.size(), guard, file, line) {
+    upload(host);
+  }
+#else
   /// `n` elements, uninitialised, with `guard` guard elements on each side.
   explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard) : n_(n), guard_(guard) {
     WB_CUDA_CHECK(cudaMalloc(&base_, bytes_total()));
@@ -64,6 +83,7 @@ class DeviceBuffer {
   DeviceBuffer(const std::vector<T>& host, std::size_t guard = default_guard) : DeviceBuffer(host.size(), guard) {
     upload(host);
   }
+#endif
   ~DeviceBuffer() { cudaFree(base_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
