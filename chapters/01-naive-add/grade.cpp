@@ -109,6 +109,7 @@ TEST_CASE("c = a + b for a large array", "[01][correctness]") {
 
 TEST_CASE("speed against the solution", "[01][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int n = 1 << 28;
   const int threads = 256;
   const Inputs in(n);

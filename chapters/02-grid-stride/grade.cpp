@@ -249,6 +249,7 @@ TEST_CASE("y += x past 2^31 elements: the index type must not overflow", "[02][c
 
 TEST_CASE("speed of your configuration against the solution and a library add", "[02][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const std::int64_t n = std::int64_t(1) << 28;
   const Inputs in(n);
   wb::DeviceBuffer<float> x(in.x), y(in.y0), copy_dst(n);

@@ -183,6 +183,7 @@ TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per
 
 TEST_CASE("speed against the solution: coalesced on a GPU", "[03][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU; the sector counts stand in for them");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int rows = 8192, cols = 8192;
   const std::size_t n = std::size_t(rows) * cols;
   const std::vector<float> in = wb::random_floats(n, 1.0f, 2.0f, 3);

@@ -21,7 +21,7 @@
 
 namespace {
 
-constexpr double kMinSpeed = 0.5;             // GPU: at least half the solution's speed (privatisation)
+constexpr double kMinSpeed = 0.25;  // GPU: shared bins with one byte per load pass (0.32x on an H200); global atomics alone do not (0.002x)
 constexpr unsigned int kSentinel = 1u << 30;  // every bin holds 2^30 before every call
 constexpr std::uint8_t kBeforeByte = 0xFD;    // the bytes before `in` when it starts off a boundary
 constexpr std::uint8_t kPastByte = wb::guard_byte;  // 0xFE: the guard zone past the end of `in`
@@ -120,8 +120,10 @@ wb::Comparison judge(const std::vector<std::uint8_t>& in, const std::vector<unsi
     c.diagnosis = doubled ? "every sample was counted twice: does each block add its shared bins to hist exactly once, "
                             "and does each thread count only its own samples?"
                           : "bin " + std::to_string(b) + " has " + std::to_string(diff[b]) + " too many" +
-                                others(c.wrong - 1) + ": samples were counted more than once (do blocks or loop "
-                                "iterations overlap?)";
+                                others(c.wrong - 1) + ", and no bin is short: either samples were counted "
+                                "more than once (do blocks or loop iterations overlap?) or the shared bins were not "
+                                "cleared before counting (shared memory holds whatever an earlier block left there: "
+                                "set every shared bin to 0, then __syncthreads())";
   } else if (under > 0 && over == 0) {
     const std::int64_t counted = total;
     if (counted == 0) {
@@ -259,6 +261,7 @@ TEST_CASE("a large input", "[x01][correctness]") {
 
 TEST_CASE("speed against the solution and cub::DeviceHistogram::HistogramEven", "[x01][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const std::int64_t n = std::int64_t(1) << 30;
   const std::vector<std::uint8_t> in = random_bytes(std::size_t(n), 2024);
   wb::DeviceBuffer<std::uint8_t> din(in);
@@ -271,7 +274,7 @@ TEST_CASE("speed against the solution and cub::DeviceHistogram::HistogramEven", 
   bar.minimum = kMinSpeed;
   bar.result = "the histogram";
   bar.advice = "Count into bins in shared memory, one set per block (atomics there are fast and contended only "
-               "inside the block), and add each block's bins to hist once at its end; then wider loads";
+               "inside the block), and add each block's bins to hist once at its end";
   const std::vector<wb::Timing> t = wb::time_interleaved(
       {{bar.yours, [&] { student::histogram(din.data(), n, dhist.data()); }},
        {bar.solution, [&] { solution::histogram(din.data(), n, dhist.data()); }},

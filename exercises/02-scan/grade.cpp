@@ -259,6 +259,7 @@ TEST_CASE("a large input", "[x02][correctness]") {
 
 TEST_CASE("speed against the solution and cub::DeviceScan::InclusiveSum", "[x02][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const std::int64_t n = std::int64_t(1) << 28;
   const std::vector<float> in = exact_inputs(n);
   const Reference ref = reference(in);

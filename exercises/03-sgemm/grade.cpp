@@ -307,6 +307,7 @@ TEST_CASE("each float loaded is used many times (CPU backend: global memory traf
 
 TEST_CASE("speed against the solution and cuBLAS sgemm", "[x03][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU; the global-memory traffic stands in for them");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int M = 4096, N = 4096, K = 4096;
   const Case t = int_case(M, N, K);  // integers: cuBLAS's C is exact, and so must the learner's be
   wb::DeviceBuffer<float> dA(t.A), dB(t.B), dC(std::size_t(M) * N), lC(std::size_t(M) * N);

@@ -329,6 +329,7 @@ TEST_CASE("no shared memory: the lanes combine their values with shuffles", "[x0
 
 TEST_CASE("speed against the solution and PyTorch (amax, sum, sub)", "[x07][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int rows = 65'536, cols = 1024;
   const std::size_t n = std::size_t(rows) * cols;
   const std::vector<float> in = wb::random_floats(n, -1.0f, 3.0f, 7);

@@ -277,6 +277,7 @@ TEST_CASE("loads are coalesced (CPU backend: sectors per warp request)", "[x08][
 
 TEST_CASE("speed against the solution and cuBLAS sgemv", "[x08][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU; the sector counts stand in for them");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int rows = 8192, cols = 8192;
   Case k{wb::random_floats(std::size_t(rows) * cols, -1.0f, 3.0f, 5), wb::random_floats(cols, -0.5f, 1.5f, 6), rows,
          cols, exercise::shape(rows, cols) + " floats"};

@@ -267,6 +267,7 @@ TEST_CASE("the tiles are staged in shared memory", "[x09][tiles]") {
 
 TEST_CASE("speed against the solution, PyTorch's conv2d and a copy", "[x09][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int height = 8192, width = 8192;
   const std::size_t n = std::size_t(height) * width;
   Grid g{wb::random_floats(n, -1.0f, 3.0f, 17), height, width, 0.5f, 0.125f, exercise::shape(height, width) + " grid"};

@@ -268,6 +268,7 @@ TEST_CASE("no rows at all, and more rows than the grid has warps", "[x10][correc
 
 TEST_CASE("speed against the solution and torch.topk", "[x10][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int rows = 16'384, cols = 4096, k = 32;
   const Case t = random_case(rows, cols, k);
   wb::DeviceBuffer<float> din(t.in), dv(std::size_t(rows) * k);

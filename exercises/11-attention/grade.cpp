@@ -291,6 +291,7 @@ TEST_CASE("a longer sequence", "[x11][correctness]") {
 
 TEST_CASE("speed against the solution and PyTorch's scaled_dot_product_attention", "[x11][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int n = 8192, d = 64;
   const Case t = random_case(n, d);
   wb::DeviceBuffer<float> dq(t.Q), dk(t.K), dv(t.V), dout(t.Q.size()), tout(t.Q.size());

@@ -230,6 +230,7 @@ TEST_CASE("random halves: within the float32 error bound", "[x12][correctness]")
 
 TEST_CASE("speed against the solution and cuBLAS (cublasGemmEx, half in, float out)", "[x12][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int M = 4096, N = 4096, K = 4096;
   const Case t = make_case(M, N, K);
   wb::DeviceBuffer<__half> dA(t.A), dB(t.B);

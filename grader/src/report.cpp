@@ -131,6 +131,12 @@ std::string speed_level(double r) {
   return "much slower than the solution";
 }
 
+int failures_so_far() {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  return s.failed_assertions;
+}
+
 void finish_report(const std::string& verdict_override) {
   auto& s = state();
   std::string verdict, detail, speed;

@@ -35,6 +35,10 @@ void note_error(const std::string& what);
 /// *correct* verdict never claims more than was checked.
 void note_unchecked(const std::string& what);
 
+/// How many checks have failed so far in this run (a timing case skips itself when any has:
+/// timing a wrong kernel says nothing, and its re-check would blame the timing).
+int failures_so_far();
+
 /// The longest verdict detail the summary line carries; a longer one is cut at a word, and the
 /// whole diagnosis stays in the log above it.
 inline constexpr std::size_t summary_detail_max = 180;
@@ -65,4 +69,11 @@ void finish_report(const std::string& verdict_override = "");
     const std::string wb_why_ = (why);        \
     ::wb::note_too_slow(wb_why_);             \
     FAIL(wb_why_);                            \
+  } while (0)
+
+/// Ends the current test case as skipped when an earlier check of this run failed: put at the
+/// start of a timing case, after WB_REQUIRE_GPU.
+#define WB_REQUIRE_CORRECT_SO_FAR()                                                                \
+  do {                                                                                             \
+    if (::wb::failures_so_far() > 0) SKIP("not timed: the checks above failed; fix those first");  \
   } while (0)
