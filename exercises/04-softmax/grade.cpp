@@ -282,6 +282,7 @@ TEST_CASE("no rows at all, and more rows than the grid has warps", "[x04][correc
 
 TEST_CASE("speed against the solution and PyTorch's softmax", "[x04][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int rows = 8192, cols = 8192;
   const std::size_t n = std::size_t(rows) * cols;
   const std::vector<float> in = random_rows(rows, cols, -4.0f, 4.0f, 7);
