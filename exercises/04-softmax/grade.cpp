@@ -74,10 +74,10 @@ std::string fmt(double v) {
   return b;
 }
 
-// Three significant digits: for figures that depend on the random inputs.
-std::string fmt3(double v) {
+// Four significant digits: for figures that depend on the random inputs.
+std::string fmt4(double v) {
   char b[64];
-  std::snprintf(b, sizeof b, "%.3g", v);
+  std::snprintf(b, sizeof b, "%.4g", v);
   return b;
 }
 
@@ -155,7 +155,7 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
     const float* row = in.data() + std::size_t(r) * cols;
     const float lo = *std::min_element(row, row + cols), hi = *std::max_element(row, row + cols);
     c.diagnosis = exercise::cell("out", r, first_nonfinite % cols) + " is " + fmt(got[first_nonfinite]) +
-                  ": row " + std::to_string(r) + "'s inputs lie between " + fmt3(lo) + " and " + fmt3(hi) +
+                  ": row " + std::to_string(r) + "'s inputs lie between " + fmt4(lo) + " and " + fmt4(hi) +
                   (hi > 88.0f ? ", and exp() of anything above 88.7 overflows float32 to infinity"
                               : lo < -87.0f ? ", and exp() of anything below -103 is 0 in float32 (0 / 0 is NaN)"
                                             : "") +
@@ -180,10 +180,10 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   if (counted > 0 && spread <= tol * std::max(1.0, std::fabs(ratio))) {
     if (std::fabs(ratio - ref.sum[r]) <= 1e-4 * ref.sum[r])
       c.diagnosis = "every element of " + row_name + " is exp(in - max), not divided by the row's sum (" +
-                    fmt3(ref.sum[r]) + "): the second pass writes exp(x - m) / s";
+                    fmt4(ref.sum[r]) + "): the second pass writes exp(x - m) / s";
     else
-      c.diagnosis = "the elements of " + row_name + " are in the right proportions, but each is " + fmt3(ratio) +
-                    " times the right value (the row sums to " + fmt3(ratio) + ", not 1): the sum they are divided by is "
+      c.diagnosis = "the elements of " + row_name + " are in the right proportions, but each is " + fmt4(ratio) +
+                    " times the right value (the row sums to " + fmt4(ratio) + ", not 1): the sum they are divided by is "
                     "wrong. When the running maximum grows from m to m', is the sum so far multiplied by "
                     "exp(m - m')? When two threads' (m, s) are combined, is each s rescaled to the larger m first?";
   } else {
