@@ -374,6 +374,7 @@ TEST_CASE("no rows at all, and more rows than the grid has warps", "[x05][correc
 
 TEST_CASE("speed against the solution and PyTorch's layer norm", "[x05][timing]") {
   WB_REQUIRE_GPU("timings of the CPU backend say nothing about a GPU");
+  WB_REQUIRE_CORRECT_SO_FAR();
   const int rows = 8192, cols = 8192;
   const Case k = random_case(rows, cols, -3.0f, 5.0f, "x random in [-3, 5)");
   const std::size_t n = std::size_t(rows) * cols;
