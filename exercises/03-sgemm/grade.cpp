@@ -32,7 +32,7 @@
 
 namespace {
 
-constexpr double kMinSpeed = 0.5;  // GPU: at least half the solution's speed (register tiling)
+constexpr double kMinSpeed = 0.4;  // GPU: at least 0.4x the solution's speed (register tiling; a thread per output is far below)
 constexpr double kMinReuse = 6.0;  // CPU backend: multiply-adds per float fetched from global memory
 
 struct Case {
