@@ -114,6 +114,12 @@ function(_wb_grader_test name exe backend id expect regex)
     LABELS "chapter;${id};${backend}"
     SKIP_REGULAR_EXPRESSION "verdict: skipped"
     TIMEOUT 600)
+  # On one GPU, a verdict that rests on speed (a kernel that must pass, or one that must be too
+  # slow) is only fair with the GPU to itself: those tests run one at a time under `ctest -j`,
+  # beside the short correctness failures of the other mutants.
+  if(backend STREQUAL "cuda" AND (expect STREQUAL "pass" OR regex MATCHES "slow|speed|sectors|bank"))
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK gpu_timing)
+  endif()
 endfunction()
 
 # A test, and a grader for the grade command, that only report the chapter skipped and why.
