@@ -1,6 +1,7 @@
 // The grader's main(): Catch2's session plus a listener that turns the run into one verdict.
 #include "wb/report.hpp"
 
+#include <catch2/catch_section_info.hpp>
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_case_info.hpp>
 #include <catch2/reporters/catch_reporter_event_listener.hpp>
@@ -53,6 +54,15 @@ struct State {
 State& state() {
   static State s;
   return s;
+}
+
+// `$WB_PROGRESS_FILE` holds the test case (and section) running now, so that the grade command can
+// say where a grader that died without a verdict (a signal Catch2 could not catch) was.
+void note_progress(const std::string& test, const std::string& section) {
+  if (const char* path = std::getenv("WB_PROGRESS_FILE")) {
+    std::ofstream f(path, std::ios::trunc);
+    f << test << "\t" << section << "\n";
+  }
 }
 
 std::string one_line(std::string s) {
@@ -213,6 +223,11 @@ class Listener : public Catch::EventListenerBase {
   void testCaseStarting(Catch::TestCaseInfo const& info) override {
     std::lock_guard<std::mutex> lock(state().m);
     state().current_test = info.name;
+    note_progress(info.name, "");
+  }
+  void sectionStarting(Catch::SectionInfo const& info) override {
+    std::lock_guard<std::mutex> lock(state().m);
+    if (info.name != state().current_test) note_progress(state().current_test, info.name);
   }
   void assertionEnded(Catch::AssertionStats const& stats) override {
     const auto& r = stats.assertionResult;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The grade command's naming of chapters, its verdict block, and the summary row of a grader that
+# crashes, does not compile or ends without a verdict, with stand-in graders (no build).
+source "$(dirname "$0")/lib.sh"
+
+# ---- names -------------------------------------------------------------------------------------
+printf '%s\n' 01-naive-add 02-grid-stride 03-coalescing 04-reduction 05-autograd \
+  x01-histogram x02-scan x03-sgemm x07-warp-reduce >"$dir/chapters.txt"
+for pair in 1:01-naive-add 01:01-naive-add ch1:01-naive-add ch01:01-naive-add CH04:04-reduction \
+            naive:01-naive-add grid:02-grid-stride 01-naive-add:01-naive-add x3:x03-sgemm x03:x03-sgemm \
+            x1:x01-histogram hist:x01-histogram 7:x07-warp-reduce reduction:04-reduction; do
+  got=$(resolve "${pair%%:*}" 2>&1) || true
+  expect_eq "resolve ${pair%%:*}" "$got" "${pair#*:}"
+done
+out=$(resolve re 2>&1) && fail "resolve re: ambiguous, must fail" || expect_eq "resolve re: exit status" "$?" 2
+expect_contains "resolve re" "$out" "matches more than one"
+expect_contains "resolve re lists 04" "$out" "04-reduction"
+expect_contains "resolve re lists x07" "$out" "x07-warp-reduce"
+out=$(resolve 9 2>&1) && fail "resolve 9: no such chapter, must fail" || expect_eq "resolve 9: exit status" "$?" 2
+expect_contains "resolve 9" "$out" "no chapter or exercise matches '9'"
+out=$(resolve ch7 2>&1) && fail "resolve ch7: ch names chapters only" || true
+out=$( (resolve_all 1 bogus) 2>&1) && fail "resolve_all 1 bogus must exit" || expect_eq "resolve_all: exit status" "$?" 2
+
+# ---- the command's usage and unknown commands ---------------------------------------------------
+out=$( (main frobnicate) 2>&1) && fail "unknown command must fail" || expect_eq "unknown command: exit status" "$?" 2
+expect_contains "unknown command" "$out" "unknown command 'frobnicate'"
+expect_contains "unknown command prints usage" "$out" "usage: bash cmake/workbook.sh"
+out=$(main help)
+for c in grade test docs; do
+  expect_contains "usage lists $c" "$out" "  $c "
+done
+listed=$(main help | grep -oE '^  [a-z]+ ' | tr -d ' ' | sort | tr '\n' ' ')
+handled=$(grep -oE '^    [a-z]+\) cmd_' "$cli_root/cmake/workbook.sh" | sed 's/).*//' | tr -d ' ' | sort | tr '\n' ' ')
+expect_eq "usage lists exactly the commands main() handles" "$listed" "$handled"
+
+# ---- grading with stand-in graders --------------------------------------------------------------
+cmake() {  # the build: fails for a chapter whose stand-in says so
+  local target=${*: -3:1}
+  if [[ -f $dir/$target.compile-error ]]; then cat "$dir/$target.compile-error"; return 1; fi
+  return 0
+}
+grader() {  # id body: a stand-in grader
+  printf '#!/usr/bin/env bash\n%s\n' "$2" >"$dir/grade-$1-cpu"
+  chmod +x "$dir/grade-$1-cpu"
+}
+status_of() { cat "$dir/grades/$1.status"; }
+
+grader 01-naive-add 'echo "lots of Catch2 output"
+printf "\n==== 01-naive-add (naive add) on the CPU backend ====\n  verdict: correct\n  speed:   not timed\n"
+printf "correct\t\tnot timed\n" >"$WB_STATUS_FILE"'
+out=$(grade_one 01-naive-add 0)
+expect_contains "verdict block" "$out" "==== 01-naive-add (naive add) on the CPU backend ===="
+expect_contains "verdict line" "$out" "  verdict: correct"
+expect_contains "speed line" "$out" "  speed:   not timed"
+expect_contains "points to the log" "$out" "(full log: "
+expect_not_contains "no Catch2 noise without --verbose" "$out" "lots of Catch2 output"
+expect_eq "status" "$(status_of 01-naive-add)" $'correct\t\tnot timed'
+out=$(grade_one 01-naive-add 1)
+expect_contains "--verbose streams the log" "$out" "lots of Catch2 output"
+
+# Catch2 caught the signal: it printed the failure and wrote a verdict, then the grader died.
+grader 02-grid-stride 'cat <<EOF
+-------------------------------------------------------------------------------
+y += x on pointers that are not 16-byte aligned
+-------------------------------------------------------------------------------
+grade.cpp:150
+...............................................................................
+
+grade.cpp:155: FAILED:
+due to a fatal error condition:
+  offset := 1
+  SIGSEGV - Segmentation violation signal
+
+EOF
+printf "wrong\tSIGSEGV - Segmentation violation signal (in \"y += x...\")\t\n" >"$WB_STATUS_FILE"
+kill -SEGV $$'
+out=$(grade_one 02-grid-stride 0)
+expect_contains "crash after the verdict" "$out" "verdict: crashed: SIGSEGV in \"y += x on pointers that are not 16-byte aligned\" (offset := 1)"
+expect_contains "crash status" "$(status_of 02-grid-stride)" "crashed"$'\t'"SIGSEGV in"
+
+# Killed before any verdict: the progress file says where.
+grader 03-coalescing 'printf "a large matrix\tthe second half\n" >"$WB_PROGRESS_FILE"; kill -KILL $$'
+out=$(grade_one 03-coalescing 0)
+expect_contains "crash before the verdict" "$out" "verdict: crashed: SIGKILL in \"a large matrix\", section \"the second half\""
+
+# A wrong verdict, then a crash that Catch2 reported: both are in the row.
+grader 04-reduction 'printf "wrong\tthe sum is 3, expected 4\t\n" >"$WB_STATUS_FILE"; printf "a case\t\n" >"$WB_PROGRESS_FILE"; kill -ABRT $$'
+out=$(grade_one 04-reduction 0)
+expect_contains "crash after a wrong verdict" "$out" "verdict: crashed: SIGABRT in \"a case\"; before it: wrong: the sum is 3, expected 4"
+
+# An exit without a verdict and without a signal.
+grader 05-autograd 'exit 1'
+out=$(grade_one 05-autograd 0)
+expect_contains "no verdict" "$out" "verdict: crashed: the grader ended (exit status 1) without a verdict"
+
+# Does not compile: the first error in the learner's file, kept for `status`.
+echo "In file included from x.cpp:1:
+$cli_root/chapters/01-naive-add/naive_add.cu:20:3: error: expected ';' before 'int'" >"$dir/grade-x01-histogram-cpu.compile-error"
+cp "$dir/grade-x01-histogram-cpu.compile-error" "$dir/grade-01-naive-add-cpu.compile-error"
+out=$(grade_one 01-naive-add 0)
+expect_contains "does not compile" "$out" "does not compile: chapters/01-naive-add/naive_add.cu:20:3: error: expected ';' before 'int'"
+expect_contains "does not compile status" "$(status_of 01-naive-add)" "does not compile"
+
+# The summary has a row for each, crashed ones included.
+out=$(print_summary 01-naive-add 02-grid-stride 03-coalescing 05-autograd)
+for c in 01-naive-add 02-grid-stride 03-coalescing 05-autograd; do expect_contains "summary row $c" "$out" "  $c "; done
+expect_contains "summary: crashed" "$out" "crashed           SIGKILL"
+while IFS= read -r line; do
+  ((${#line} <= 240)) || fail "summary line longer than 240 characters: $line"
+done <<<"$out"
+
+finish
