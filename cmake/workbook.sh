@@ -6,6 +6,9 @@
 # For the learner:
 #   grade [NN ...] [--verbose]  build and grade your kernels: every chapter and exercise, or the ones
 #                               named; --verbose prints the grader's whole log, not only its verdict
+#   status [NN ...]             the last grade of every chapter and exercise (nothing is rebuilt)
+#   hint NN [N | --reset]       the next hint for chapter or exercise NN, one at a time (N: that one)
+#   reset NN [--yes]            put NN's stub back, after asking; your file is kept as a backup
 # For the workbook's maintainers:
 #   test [ctest options]        the workbook's own test suite (solutions pass, stubs fail, mutants caught)
 #   docs                        render the lessons and the grader's API (build/cpu/docs/html/index.html)
@@ -35,6 +38,7 @@ wb_init() {
   esac
   dir=${WB_BUILD_DIR:-$root/build/$preset}
   [[ $dir == /* ]] || dir="$PWD/$dir"
+  state_dir=${WB_STATE_DIR:-$root/build}  # hints shown, backups: the same for every backend
   jobs=${WB_JOBS:-$(nproc 2>/dev/null || echo 2)}
 }
 
@@ -42,10 +46,10 @@ usage() {
   sed -n '/^# usage:/,/^set -euo/p' "$root/cmake/workbook.sh" | sed '$d' | sed 's/^# \{0,1\}//'
 }
 
-configure() {  # preset [build folder]
-  local d=${2:-$root/build/$1}
+configure() {  # preset what [build folder]: what cmake/setup.sh checks for (grade, test or docs)
+  local d=${3:-$root/build/$1}
   mkdir -p "$d"
-  bash "$root/cmake/setup.sh"
+  bash "$root/cmake/setup.sh" "$2"
   (cd "$root" && cmake --preset "$1" -B "$d") >"$d/configure.log" 2>&1 || { cat "$d/configure.log" >&2; exit 1; }
 }
 
@@ -242,6 +246,10 @@ grade_one() {
   fi
   echo "   (full log: ${log#"$root/"})"
   rm -f "$progress"
+  # The last speed measured, for `status` after a later grade that was not timed.
+  if IFS=$'\t' read -r verdict detail speed <"$status" && [[ -n $speed && $speed != "not timed"* ]]; then
+    echo "$speed" >"$g/$c.speed"
+  fi
 }
 
 print_summary() {  # ids...
@@ -269,11 +277,163 @@ cmd_grade() {
   done
   resolve_all "${names[@]}"  # before configuring: a typo is answered at once
   local wanted=("${targets[@]}")
-  [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" "$dir"
+  [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
   if ((${#names[@]} == 0)); then resolve_all; wanted=("${targets[@]}"); fi
   local c
   for c in "${wanted[@]}"; do grade_one "$c" "$verbose"; done
   print_summary "${wanted[@]}"
+}
+
+# ---- status -----------------------------------------------------------------------------------
+
+age() {  # file -> "5 min ago"
+  local s=$(($(date +%s) - $(stat -c %Y "$1")))
+  if ((s < 120)); then echo "${s} s ago"
+  elif ((s < 7200)); then echo "$((s / 60)) min ago"
+  elif ((s < 172800)); then echo "$((s / 3600)) h ago"
+  else echo "$((s / 86400)) days ago"; fi
+}
+
+cmd_status() {
+  resolve_all "$@"
+  local c f verdict detail speed why n=0 correct=0 graded=0
+  echo "Your progress on the $([[ $backend == cpu ]] && echo "CPU backend" || echo "GPU"), from the last grade of each (grade refreshes it; nothing is rebuilt):"
+  printf '  %-18s %-17s %s\n' "chapter" "verdict" "why / last speed"
+  for c in "${targets[@]}"; do
+    n=$((n + 1))
+    f="$dir/grades/$c.status"
+    if [[ ! -f $f ]]; then
+      printf '  %-18s %-17s %s\n' "$c" "not graded" "run: $me grade ${c%%-*}"
+      continue
+    fi
+    graded=$((graded + 1))
+    verdict="" detail="" speed=""
+    IFS=$'\t' read -r verdict detail speed <"$f" || true
+    [[ $verdict == correct ]] && correct=$((correct + 1))
+    why=$detail
+    if [[ -z $speed || $speed == "not timed"* ]] && [[ -f $dir/grades/$c.speed ]]; then
+      speed="last timed $(age "$dir/grades/$c.speed"): $(cat "$dir/grades/$c.speed")"
+    fi
+    [[ -n $speed ]] && why="${why:+$why; }$speed"
+    local note="graded $(age "$f")"
+    local k
+    k="$root/$(kernel_file "$c")"
+    [[ -f $k && $k -nt $f ]] && note+=", file changed since"
+    why="${why:+$why }($note)"
+    printf '  %-18s %-17s %s\n' "$c" "$verdict" "$why"
+  done
+  echo "$correct of $n correct; $((n - graded)) not graded yet."
+}
+
+# ---- hint -------------------------------------------------------------------------------------
+
+# The page with a chapter's or exercise's hints, and its hints: <details><summary>Hint N: title
+# </summary> ... </details> (docs/command-line.md).
+hint_page() { echo "$(src_dir "$1")/README.md"; }
+hint_count() { grep -cE '^<details><summary>Hint [0-9]+: ' "$root/$(hint_page "$1")" || true; }
+hint_text() {  # id N: "title" on the first line, then the hint's text
+  awk -v n="$2" '
+    $0 ~ "^<details><summary>Hint " n ": " { sub("^<details><summary>Hint " n ": ", ""); sub("</summary>.*", ""); print; on = 1; next }
+    on && /^<\/details>/ { exit }
+    on { print }' "$root/$(hint_page "$1")" | awk 'NR == 1 { print; next } NF { blank_run = 0; started = 1 }
+    !started { next } { lines[++k] = $0 } END { while (k > 0 && lines[k] ~ /^[ \t]*$/) k--; for (i = 1; i <= k; i++) print lines[i] }'
+}
+
+cmd_hint() {
+  local id="" which="" a
+  for a in "$@"; do
+    case $a in
+      --reset) which=reset ;;
+      [0-9]*) [[ -n $id ]] && which=$a || id=$(resolve "$a") || exit 2 ;;
+      *) [[ -z $id ]] && { id=$(resolve "$a") || exit 2; } || { echo "hint: unexpected '$a'" >&2; exit 2; } ;;
+    esac
+  done
+  [[ -n $id ]] || { echo "usage: $me hint NN [N | --reset]  (the next hint of chapter or exercise NN)" >&2; exit 2; }
+  local page total state shown k
+  page=$(hint_page "$id")
+  total=$(hint_count "$id")
+  state="$state_dir/hints/$id"
+  ((total > 0)) || { echo "$page has no hints."; return 0; }
+  if [[ $which == reset ]]; then
+    rm -f "$state"
+    echo "Hints of $id forgotten: the next $me hint ${id%%-*} shows hint 1 of $total."
+    return 0
+  fi
+  shown=0
+  [[ -f $state ]] && shown=$(cat "$state")
+  if [[ -n $which ]]; then
+    k=$which
+    ((k >= 1 && k <= total)) || { echo "$id has hints 1 to $total" >&2; exit 2; }
+  else
+    k=$((shown + 1))
+    if ((k > total)); then
+      echo "All $total hints of $id are shown ($me hint ${id%%-*} $total shows the last again)."
+      echo "The worked solution is at the end of $page, after the hints; try the grader's messages first."
+      return 0
+    fi
+  fi
+  local text
+  text=$(hint_text "$id" "$k")
+  echo "Hint $k of $total for $id: $(head -n1 <<<"$text")"
+  echo
+  tail -n +2 <<<"$text" | sed 's/^/  /'
+  echo
+  ((k > shown)) && { mkdir -p "$state_dir/hints"; echo "$k" >"$state"; shown=$k; }
+  local left=$((total - shown))
+  if ((left > 0)); then
+    echo "$left more hint$( ((left == 1)) || echo s): $me hint ${id%%-*}"
+  else
+    echo "That was the last hint."
+  fi
+}
+
+# ---- reset ------------------------------------------------------------------------------------
+
+# The stub as it was before the learner edited it: the repository's pristine copy, else the copy
+# the build keeps (made at configure time from the file as last committed).
+pristine_stub() {  # id
+  local k base c
+  k=$(kernel_file "$1")
+  base=$(basename "$k")
+  for c in "$root/$(src_dir "$1")/.pristine/$base" "$dir/pristine/$1/$base" "$root"/build/*/pristine/"$1/$base"; do
+    [[ -f $c ]] && { echo "$c"; return 0; }
+  done
+  return 1
+}
+
+cmd_reset() {
+  local id="" yes=0 a
+  for a in "$@"; do
+    case $a in
+      -y|--yes) yes=1 ;;
+      -*) echo "reset: unknown option '$a' (only --yes)" >&2; exit 2 ;;
+      *) [[ -z $id ]] || { echo "reset: one chapter or exercise at a time" >&2; exit 2; }
+         id=$(resolve "$a") || exit 2 ;;
+    esac
+  done
+  [[ -n $id ]] || { echo "usage: $me reset NN [--yes]  (put chapter or exercise NN's stub back)" >&2; exit 2; }
+  local k stub
+  k=$(kernel_file "$id")
+  if ! stub=$(pristine_stub "$id"); then
+    echo "reset: no pristine copy of $k was found; grade once ($me grade ${id%%-*}) so that the build keeps one" >&2
+    exit 1
+  fi
+  if cmp -s "$stub" "$root/$k"; then
+    echo "$k is already the stub: nothing to do."
+    return 0
+  fi
+  local backup
+  backup="$state_dir/backups/$id/$(basename "$k").$(date +%Y%m%d-%H%M%S)"
+  if ((!yes)); then
+    local answer=""
+    printf 'Replace %s with the stub? Your version is kept in %s. [y/N] ' "$k" "${backup#"$root/"}"
+    read -r answer || true
+    [[ $answer == [yY]* ]] || { echo "Nothing changed."; return 0; }
+  fi
+  mkdir -p "$(dirname "$backup")"
+  cp -p "$root/$k" "$backup"
+  cp "$stub" "$root/$k"
+  echo "$k is the stub again. Your version: ${backup#"$root/"} (cp it back to undo)."
 }
 
 # ---- the maintainers' commands ----------------------------------------------------------------
@@ -281,13 +441,13 @@ cmd_grade() {
 cmd_test() {
   local p=cpu
   if have_nvcc; then p=all; fi
-  configure "$p"
+  configure "$p" test
   cmake --build "$root/build/$p" -j "$jobs"
   ctest --test-dir "$root/build/$p" --output-on-failure -j "$jobs" "$@"
 }
 
 cmd_docs() {
-  configure cpu
+  configure cpu docs
   cmake --build "$root/build/cpu" --target docs
 }
 
@@ -297,6 +457,9 @@ main() {
   shift || true
   case $cmd in
     grade) cmd_grade "$@" ;;
+    status) cmd_status "$@" ;;
+    hint) cmd_hint "$@" ;;
+    reset) cmd_reset "$@" ;;
     test) cmd_test "$@" ;;
     docs) cmd_docs ;;
     help|-h|--help) usage ;;

@@ -30,7 +30,7 @@ for c in grade test docs; do
   expect_contains "usage lists $c" "$out" "  $c "
 done
 listed=$(main help | grep -oE '^  [a-z]+ ' | tr -d ' ' | sort | tr '\n' ' ')
-handled=$(grep -oE '^    [a-z]+\) cmd_' "$cli_root/cmake/workbook.sh" | sed 's/).*//' | tr -d ' ' | sort | tr '\n' ' ')
+handled=$(grep -oE '^    [a-z]+\) cmd_' "$root/cmake/workbook.sh" | sed 's/).*//' | tr -d ' ' | sort | tr '\n' ' ')
 expect_eq "usage lists exactly the commands main() handles" "$listed" "$handled"
 
 # ---- grading with stand-in graders --------------------------------------------------------------
@@ -95,7 +95,7 @@ expect_contains "no verdict" "$out" "verdict: crashed: the grader ended (exit st
 
 # Does not compile: the first error in the learner's file, kept for `status`.
 echo "In file included from x.cpp:1:
-$cli_root/chapters/01-naive-add/naive_add.cu:20:3: error: expected ';' before 'int'" >"$dir/grade-x01-histogram-cpu.compile-error"
+$root/chapters/01-naive-add/naive_add.cu:20:3: error: expected ';' before 'int'" >"$dir/grade-x01-histogram-cpu.compile-error"
 cp "$dir/grade-x01-histogram-cpu.compile-error" "$dir/grade-01-naive-add-cpu.compile-error"
 out=$(grade_one 01-naive-add 0)
 expect_contains "does not compile" "$out" "does not compile: chapters/01-naive-add/naive_add.cu:20:3: error: expected ';' before 'int'"
