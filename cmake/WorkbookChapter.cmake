@@ -21,6 +21,9 @@
 #                                learner's kernel file (namespace student) and the solution (namespace
 #                                solution); built only on demand (by the grade command), so a
 #                                half-edited kernel never breaks the test suite's build
+#   inspect-<NN-topic>-cpu, inspect-<NN-topic>-solution-cpu
+#                                the same grader with the learner's file, or the solution, built
+#                                instrumented, on demand (the check and profile commands)
 # and the test suite's tests, labelled `chapter`, `<NN-topic>` and `<backend>`:
 #   <NN-topic>.<backend>.solution          the solution graded as if it were the learner's: must pass
 #   <NN-topic>.<backend>.stub              the stub as committed: must fail as "not started"
@@ -70,6 +73,8 @@ function(_wb_kernel_object target backend chapter_dir source)
   else()
     add_library(${target} OBJECT "${source}")
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+    # Source lines in compute-sanitizer's and Nsight Compute's reports (no effect on the code).
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
     target_link_libraries(${target} PUBLIC CUDA::cudart)
   endif()
   target_include_directories(${target} PRIVATE "${chapter_dir}")
@@ -314,6 +319,19 @@ function(workbook_add_graded id)
     _wb_grader_exe(grade-${id}-${backend} ${backend} ${id} "${CH_TITLE}" wb_${id}_learner_${backend}
                    "${rel_src}/${CH_KERNEL}")
     set_target_properties(wb_${id}_learner_${backend} grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
+
+    # The command line's `check` and `profile` on the CPU backend (cmake/workbook.sh): the
+    # learner's file and the solution built instrumented (shared-memory races and out-of-bounds
+    # accesses are faults; WB_EMU_PROFILE gets the sectors per request of each source line).
+    if(backend STREQUAL "cpu")
+      _wb_kernel_object(wb_${id}_inspect_cpu cpu "${src_dir}" "${src_dir}/${CH_KERNEL}" INSTRUMENT)
+      _wb_grader_exe(inspect-${id}-cpu cpu ${id} "${CH_TITLE}" wb_${id}_inspect_cpu "${rel_src}/${CH_KERNEL}")
+      _wb_kernel_object(wb_${id}_inspect_solution_cpu cpu "${src_dir}" "${solution_file}" RENAME_SOLUTION INSTRUMENT)
+      _wb_grader_exe(inspect-${id}-solution-cpu cpu ${id} "${CH_TITLE}" wb_${id}_inspect_solution_cpu
+                     "${CH_SOLUTION_DIR}/${CH_KERNEL}")
+      set_target_properties(wb_${id}_inspect_cpu inspect-${id}-cpu wb_${id}_inspect_solution_cpu
+                            inspect-${id}-solution-cpu PROPERTIES EXCLUDE_FROM_ALL ON)
+    endif()
 
     # The test suite's graders.
     set(t ${id}.${backend})

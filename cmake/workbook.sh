@@ -8,6 +8,12 @@
 #                               named; --verbose prints the grader's whole log, not only its verdict
 #   status [NN ...]             the last grade of every chapter and exercise (nothing is rebuilt)
 #   hint NN [N | --reset]       the next hint for chapter or exercise NN, one at a time (N: that one)
+#   watch [NN ...]              re-grade a chapter or exercise each time you save its file (Ctrl-C stops)
+#   check NN                    your kernel on a short input under compute-sanitizer memcheck, racecheck
+#                               and synccheck (GPU), or built instrumented (CPU backend): one line each
+#   profile NN                  your kernel beside the solution's: Nsight Compute's DRAM throughput,
+#                               sectors per request, occupancy and top warp stall (GPU), or sectors
+#                               per request of each source line (CPU backend)
 #   reset NN [--yes]            put NN's stub back, after asking; your file is kept as a backup
 # For the workbook's maintainers:
 #   test [ctest options]        the workbook's own test suite (solutions pass, stubs fail, mutants caught)
@@ -262,7 +268,7 @@ print_summary() {  # ids...
     [[ -f $dir/grades/$c.status ]] && IFS=$'\t' read -r verdict detail speed <"$dir/grades/$c.status"
     why=$detail
     [[ -n $speed ]] && why="${why:+$why; }$speed"
-    printf '  %-18s %-17s %s\n' "$c" "$verdict" "$why"
+    printf '  %-18s %-17s %s\n' "$c" "$verdict" "$(shorten "$why")"
   done
 }
 
@@ -319,7 +325,7 @@ cmd_status() {
     local k
     k="$root/$(kernel_file "$c")"
     [[ -f $k && $k -nt $f ]] && note+=", file changed since"
-    why="${why:+$why }($note)"
+    why="$(shorten "$why")${why:+ }($note)"
     printf '  %-18s %-17s %s\n' "$c" "$verdict" "$why"
   done
   echo "$correct of $n correct; $((n - graded)) not graded yet."
@@ -436,6 +442,339 @@ cmd_reset() {
   echo "$k is the stub again. Your version: ${backup#"$root/"} (cp it back to undo)."
 }
 
+# ---- watch ------------------------------------------------------------------------------------
+
+stamp() { stat -c '%Y:%Z:%s:%i' "$1" 2>/dev/null || echo gone; }  # changes on every save, rename included
+
+# watch [NN ...]: re-grades a chapter or exercise each time its file is saved. With inotifywait
+# (inotify-tools) it waits for the kernel; without it, it looks every second (WB_WATCH_POLL=1
+# forces that; WB_WATCH_INTERVAL sets the seconds). Ctrl-C stops it.
+cmd_watch() {
+  resolve_all "$@"
+  local ids=("${targets[@]}") files=() stamps=() dirs=() i
+  for i in "${!ids[@]}"; do
+    files[i]="$root/$(kernel_file "${ids[i]}")"
+    stamps[i]=$(stamp "${files[i]}")
+    dirs+=("$(dirname "${files[i]}")")
+  done
+  local interval=${WB_WATCH_INTERVAL:-1} how="looking every ${WB_WATCH_INTERVAL:-1} s"
+  local notify=0
+  if [[ -z ${WB_WATCH_POLL:-} ]] && command -v inotifywait >/dev/null; then notify=1 how="inotifywait"; fi
+  trap 'echo; echo "Stopped watching."; exit 0' INT TERM
+  [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
+  export WB_NO_CONFIGURE=1  # once is enough: the build re-runs CMake when it must
+  if ((${#ids[@]} == 1)); then
+    (cmd_grade "${ids[0]}") || true
+  fi
+  echo "Watching ${#ids[@]} file$( ((${#ids[@]} == 1)) || echo s) ($how): save one to grade it; Ctrl-C stops."
+  while :; do
+    if ((notify)); then
+      # Editors save in place or write a new file and rename it: watch the folders.
+      inotifywait -qq -e close_write -e moved_to -e create "${dirs[@]}" 2>/dev/null || sleep "$interval"
+    else
+      sleep "$interval"
+    fi
+    for i in "${!ids[@]}"; do
+      local now
+      now=$(stamp "${files[i]}")
+      [[ $now != "${stamps[i]}" ]] || continue
+      sleep 0.2  # let the editor finish writing
+      stamps[i]=$(stamp "${files[i]}")
+      [[ -f ${files[i]} ]] || continue
+      echo
+      echo "$(date +%H:%M:%S) ${files[i]#"$root/"} changed"
+      (cmd_grade "${ids[i]}") || true
+      echo "Watching ($how): Ctrl-C stops."
+    done
+  done
+}
+
+# ---- check and profile: the small case --------------------------------------------------------
+
+# catch_escape NAME: a test case's name as a Catch2 test spec (',', '[', ']' and '\' escaped).
+catch_escape() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//,/\\,}
+  s=${s//[/\\[}
+  s=${s//]/\\]}
+  echo "$s"
+}
+
+# small_case EXE: the Catch2 test spec of a short run of the grader: its hidden `[racecheck]` cases
+# where it has them (the small inputs it runs under compute-sanitizer itself), else its first
+# `[correctness]` case.
+small_case() {
+  if "$1" --list-tests '[racecheck]' --verbosity quiet 2>/dev/null | grep -q .; then
+    echo '[racecheck]'
+    return
+  fi
+  local first
+  first=$("$1" --list-tests '[correctness]' --verbosity quiet 2>/dev/null | head -n1)
+  [[ -n $first ]] || { echo '[correctness]'; return; }
+  catch_escape "$first"
+}
+
+# build_target TARGET LOG: builds one target, or says why not (the first error in the learner's file).
+build_target() {
+  if ! cmake --build "$dir" --target "$1" -j "$jobs" >"$2" 2>&1; then
+    echo "   $1 does not compile: $(first_error "$2" "$(src_dir "$id")")"
+    echo "   (whole compiler output: ${2#"$root/"})"
+    return 1
+  fi
+}
+
+short_path() {  # /abs/.../chapters/03-coalescing/transpose.cu -> chapters/03-coalescing/transpose.cu
+  local p=$1 top
+  p=${p#"$root/"}
+  for top in chapters/ exercises/ solutions/ tests/; do
+    [[ $p == *"/$top"* ]] && { p="$top${p##*"/$top"}"; break; }
+  done
+  echo "$p"
+}
+
+# ---- check ------------------------------------------------------------------------------------
+
+# sanitizer_summary TOOL LOG: one line from a compute-sanitizer run: its count, and the first
+# report with its source line, e.g.
+#   racecheck: 1 hazard (1 error, 0 warnings): Race reported between Write access ... at chapters/03-coalescing/transpose.cu:21
+sanitizer_summary() {
+  awk -v tool="$1" -v root="$root/" '
+    function place(s,   m) {  # "... in /path/file.cu:21" -> "file.cu:21", shortened to the repository
+      if (match(s, / in [^ ]+:[0-9]+/)) { m = substr(s, RSTART + 4, RLENGTH - 4); sub("^" root, "", m); return m }
+      return ""
+    }
+    /^========= (ERROR|RACECHECK|LEAK) SUMMARY:/ { line = $0; sub(/^========= /, "", line)
+      if (line ~ /^ERROR SUMMARY/ && tool != "racecheck") { sub(/^ERROR SUMMARY: /, "", line); count = line }
+      if (line ~ /^RACECHECK SUMMARY/) { sub(/^RACECHECK SUMMARY: /, "", line); sub(/ displayed/, "", line); count = line }
+      next }
+    /^=========     / { if (first != "" && where == "") where = place($0)
+                        if (first != "" && who == "" && $0 ~ /by thread/) { who = $0; sub(/^=========  +/, "", who) }
+                        next }
+    /^========= [^ ]/ { if (first == "" && $0 !~ /COMPUTE-SANITIZER|Target application|Process ID|This tool/) {
+                          first = $0; sub(/^========= /, "", first); where = place(first); sub(/ in [^ ]+:[0-9]+.*/, "", first) } }
+    /^test cases: .*[1-9][0-9]* failed/ { failed = 1 }
+    END {
+      if (count == "") { printf "%-10s did not finish (no summary line): see the log\n", tool ":"; exit }
+      if (count ~ /^0 /) { printf "%-10s clean (%s)%s\n", tool ":", count, failed ? "; but the cases themselves failed: grade it" : ""; exit }
+      sub(/ at [^+]*\+0x[0-9a-f]+/, "", first)
+      printf "%-10s %s: %s%s%s\n", tool ":", count, first, where != "" ? " at " where : "", who != "" ? " (" who ")" : ""
+    }' "$2"
+}
+
+# emu_fault_summary LOG: the CPU backend's kernel faults in a log, one line per kind: races,
+# out-of-bounds accesses, barriers and warp operations.
+emu_fault_summary() {
+  awk -v root="$root/" '
+    function shorten(s) { gsub(root, "", s); gsub(/ \(threadIdx [0-9,]+\)/, "", s); return s }
+    function done() {
+      kind = msg ~ /race on/ ? "races" : (msg ~ /__syncthreads|lanes|mask|barrier/ ? "barriers" : "bounds")
+      if (kind == "races") sub(/: two threads touch it.*/, "", msg)
+      n[kind]++
+      if (!(kind in first)) first[kind] = shorten(msg (kind == "races" && detail != "" ? ": " detail : ""))
+      state = 0
+    }
+    state == 2 && /^    / { line = $0; sub(/^ +/, "", line); detail = detail (detail == "" ? "" : "; ") line; next }
+    state == 2 { done() }
+    state == 1 { msg = $0; sub(/^ +/, "", msg); sub(/:$/, "", msg); detail = ""; state = 2; next }
+    /: error: kernel fault in / { state = 1; next }
+    /^test cases: .*[1-9][0-9]* failed/ { failed = 1 }
+    END {
+      if (state == 2) done()
+      split("races bounds barriers", kinds, " ")
+      name["races"] = "shared-memory races (as racecheck):"
+      name["bounds"] = "out-of-bounds accesses (as memcheck):"
+      name["barriers"] = "barriers and warp masks (as synccheck):"
+      for (i = 1; i <= 3; i++) {
+        k = kinds[i]
+        if (n[k] == 0) printf "%-40s none\n", name[k]
+        else printf "%-40s %d fault%s, the first: %s\n", name[k], n[k], n[k] == 1 ? "" : "s", first[k]
+      }
+      if (failed) print "(some of these cases also failed their checks: grade it for the diagnosis)"
+    }' "$1"
+}
+
+cmd_check() {
+  local id="" a
+  for a in "$@"; do
+    [[ -z $id ]] || { echo "check: one chapter or exercise at a time" >&2; exit 2; }
+    id=$(resolve "$a") || exit 2
+  done
+  [[ -n $id ]] || { echo "usage: $me check NN  (sanitizers on a GPU, the instrumented build on the CPU backend)" >&2; exit 2; }
+  [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
+  local g="$dir/grades" exe spec
+  mkdir -p "$g"
+  if [[ $backend == cpu ]]; then
+    echo "== $id: building your file instrumented (CPU backend)"
+    build_target "inspect-$id-cpu" "$g/$id.check.log" || return 0
+    exe="$dir/inspect-$id-cpu"
+    spec=$(small_case "$exe")
+    echo "== $id: running $spec instrumented: every shared-memory access checked, every global access placed"
+    { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "$exe" "$spec" 2>&1) || true; } >>"$g/$id.check.log" 2>/dev/null
+    emu_fault_summary "$g/$id.check.log" | sed 's/^/  /'
+    echo "  (CPU backend: what a GPU's compute-sanitizer would find, as the emulation sees it; full log: ${g#"$root/"}/$id.check.log)"
+    return 0
+  fi
+  command -v compute-sanitizer >/dev/null || {
+    echo "check: compute-sanitizer is not on PATH (it comes with the CUDA toolkit: add its bin folder to PATH)" >&2
+    exit 1
+  }
+  echo "== $id: building"
+  build_target "grade-$id-cuda" "$g/$id.check.log" || return 0
+  exe="$dir/grade-$id-cuda"
+  spec=$(small_case "$exe")
+  local tool
+  for tool in memcheck racecheck synccheck; do
+    local log="$g/$id.check-$tool.log"
+    echo "== $id: compute-sanitizer --tool $tool on $spec" >&2
+    local command=(compute-sanitizer --tool "$tool" --error-exitcode 86 --print-limit 20 "$exe" "$spec")
+    if [[ -n ${WB_PRINT_COMMAND:-} ]]; then echo "   ${command[*]}"; continue; fi
+    { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >"$log" 2>/dev/null
+    sanitizer_summary "$tool" "$log" | sed 's/^/  /'
+  done
+  echo "  (logs: ${g#"$root/"}/$id.check-<tool>.log)"
+}
+
+# ---- profile ----------------------------------------------------------------------------------
+
+# What `profile` asks Nsight Compute for: time, DRAM throughput, global sectors per request (loads
+# and stores), achieved occupancy, and every warp stall reason (the largest is shown).
+ncu_metrics="gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,\
+sm__warps_active.avg.pct_of_peak_sustained_active,\
+regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
+
+# ncu_table CSV: Nsight Compute's `--csv --page raw` output (every field quoted; a row of names,
+# a row of units, then one row per profiled launch) -> one tab-separated row per kernel (its first
+# launch): name, ms, DRAM %, load sectors/request, store sectors/request, occupancy %, top stall.
+ncu_table() {
+  grep '^"' "$1" | awk '
+    function num(s) { gsub(/[",]/, "", s); return s + 0 }
+    function ratio(a, b) { return b > 0 ? sprintf("%.1f", a / b) : "-" }
+    {
+      line = substr($0, 2, length($0) - 2)
+      nf = split(line, f, /","/)
+    }
+    NR == 1 { for (i = 1; i <= nf; i++) col[f[i]] = i; next }
+    f[col["ID"]] == "" { for (i = 1; i <= nf; i++) unit[i] = f[i]; next }  # the units row
+    {
+      k = f[col["Kernel Name"]]
+      gsub(/\(anonymous namespace\)::/, "", k); sub(/^void /, "", k); sub(/^student::/, "", k); sub(/\(.*$/, "", k)
+      if (k == "") k = "?"
+      if (k in seen) next
+      seen[k] = 1
+      ms = num(f[col["gpu__time_duration.sum"]])
+      u = unit[col["gpu__time_duration.sum"]]
+      if (u == "nsecond" || u == "ns") ms /= 1e6; else if (u == "usecond" || u == "us") ms /= 1e3; else if (u == "second" || u == "s") ms *= 1e3
+      top = ""; topv = -1
+      for (name in col) if (name ~ /^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$/) {
+        r = name; sub(/^smsp__average_warps_issue_stalled_/, "", r); sub(/_per_issue_active\.ratio$/, "", r)
+        if (r == "selected" || r == "not_selected") continue
+        v = num(f[col[name]]); if (v > topv) { topv = v; top = r }
+      }
+      printf "%s\t%.3f\t%.1f\t%s\t%s\t%.1f\t%s\n", k, ms, num(f[col["dram__throughput.avg.pct_of_peak_sustained_elapsed"]]),
+        ratio(num(f[col["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]]), num(f[col["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]])),
+        ratio(num(f[col["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]]), num(f[col["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]])),
+        num(f[col["sm__warps_active.avg.pct_of_peak_sustained_active"]]), top == "" ? "-" : sprintf("%s (%.1f cycles per instruction)", top, topv)
+    }'
+}
+
+# ncu_side_by_side YOURS SOLUTION: the two tables of ncu_table, kernel by kernel.
+ncu_side_by_side() {
+  local -a yours theirs
+  mapfile -t yours <"$1"
+  mapfile -t theirs <"$2"
+  local n=${#yours[@]} i
+  ((${#theirs[@]} > n)) && n=${#theirs[@]}
+  ((n > 0)) || { echo "  no kernel of namespace student was profiled: did the case launch one?"; return; }
+  for ((i = 0; i < n; i++)); do
+    local y=() t=()
+    IFS=$'\t' read -r -a y <<<"${yours[i]:-}"
+    IFS=$'\t' read -r -a t <<<"${theirs[i]:-}"
+    printf '  %-32s %-26s %s\n' "" "yours" "solution"
+    printf '  %-32s %-26s %s\n' "kernel" "${y[0]:--}" "${t[0]:--}"
+    printf '  %-32s %-26s %s\n' "duration (ms)" "${y[1]:--}" "${t[1]:--}"
+    printf '  %-32s %-26s %s\n' "DRAM throughput (% of peak)" "${y[2]:--}" "${t[2]:--}"
+    printf '  %-32s %-26s %s\n' "global loads: sectors/request" "${y[3]:--}" "${t[3]:--}"
+    printf '  %-32s %-26s %s\n' "global stores: sectors/request" "${y[4]:--}" "${t[4]:--}"
+    printf '  %-32s %-26s %s\n' "achieved occupancy (%)" "${y[5]:--}" "${t[5]:--}"
+    printf '  %-32s %-26s %s\n' "top warp stall" "${y[6]:--}" "${t[6]:--}"
+    ((i + 1 < n)) && echo
+  done
+  echo "  (4 bytes per thread, fully coalesced: 4 sectors per request; 32 means one sector per thread)"
+}
+
+# emu_profile_table PROFILE: the CPU backend's per-line statistics (WB_EMU_PROFILE rows) summed over
+# the run: kernel, line, direction, bytes, requests, sectors/request, ideal.
+emu_profile_table() {
+  sort -t$'\t' -k1,1 -k2,2 -k3,3n -k4,4 "$1" | awk -F'\t' -v root="$root/" '
+    { key = $1 "\t" $2 "\t" $3 "\t" $4; if (!(key in req)) { order[++n] = key; bytes[key] = $5 }
+      req[key] += $6; sec[key] += $7; ideal[key] += $8 }
+    END {
+      for (i = 1; i <= n; i++) {
+        k = order[i]; split(k, p, "\t"); file = p[2]; sub("^" root, "", file)
+        if (p[1] != last) { printf "  %s:\n", p[1]; printf "    %-44s %-6s %9s %16s %6s\n", "line", "access", "requests", "sectors/request", "ideal"; last = p[1] }
+        printf "    %-44s %-6s %9d %16.1f %6.1f\n", file ":" p[3], p[4], req[k], sec[k] / req[k], ideal[k] / req[k]
+      }
+      if (n == 0) print "  no instrumented launch recorded a global-memory access"
+    }'
+}
+
+cmd_profile() {
+  local id="" a
+  for a in "$@"; do
+    [[ -z $id ]] || { echo "profile: one chapter or exercise at a time" >&2; exit 2; }
+    id=$(resolve "$a") || exit 2
+  done
+  [[ -n $id ]] || { echo "usage: $me profile NN  (Nsight Compute on a GPU, sectors per request on the CPU backend)" >&2; exit 2; }
+  [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
+  local g="$dir/grades" who exe spec
+  mkdir -p "$g"
+  if [[ $backend == cpu ]]; then
+    echo "== $id: building your file and the solution instrumented (CPU backend)"
+    build_target "inspect-$id-cpu" "$g/$id.profile.log" || return 0
+    build_target "inspect-$id-solution-cpu" "$g/$id.profile-solution.log" || return 0
+    spec=$(small_case "$dir/inspect-$id-cpu")
+    for who in yours solution; do
+      exe="$dir/inspect-$id-cpu"
+      [[ $who == solution ]] && exe="$dir/inspect-$id-solution-cpu"
+      rm -f "$g/$id.profile-$who.tsv"
+      { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 WB_EMU_PROFILE="$g/$id.profile-$who.tsv" "$exe" "$spec" 2>&1) || true; } \
+        >>"$g/$id.profile.log" 2>/dev/null
+      echo
+      echo "$who ($spec), global memory per source line, summed over the run's launches:"
+      if [[ -s $g/$id.profile-$who.tsv ]]; then emu_profile_table "$g/$id.profile-$who.tsv"
+      else echo "  no instrumented launch recorded a global-memory access (see ${g#"$root/"}/$id.profile.log)"; fi
+    done
+    echo
+    echo "(CPU backend: sectors counted as a GPU's load/store units count them; no times. 4-byte lanes of a"
+    echo " full warp, coalesced: 4 sectors per request; one sector per thread: 32.)"
+    return 0
+  fi
+  command -v ncu >/dev/null || { echo "profile: ncu (Nsight Compute) is not on PATH: it comes with the CUDA toolkit" >&2; exit 1; }
+  echo "== $id: building your grader and the solution's"
+  build_target "grade-$id-cuda" "$g/$id.profile.log" || return 0
+  build_target "$id.cuda.solution" "$g/$id.profile-solution.log" || return 0
+  spec='[timing]'  # the large input the speed is measured on: DRAM figures mean something there
+  for who in yours solution; do
+    exe="$dir/grade-$id-cuda"
+    [[ $who == solution ]] && exe="$dir/$id.cuda.solution"
+    local csv="$g/$id.profile-$who.csv"
+    local command=(ncu --clock-control none --kernel-name-base demangled --kernel-name "regex:student::" --launch-count 4
+                   --metrics "$ncu_metrics" --csv --page raw --log-file "$csv" "$exe" "$spec")
+    if [[ -n ${WB_PRINT_COMMAND:-} ]]; then printf '  '; printf ' %q' "${command[@]}"; echo; continue; fi
+    echo "== $id: Nsight Compute on $who ($spec; the first launches of each kernel of namespace student)"
+    rm -f "$csv"
+    { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >>"$g/$id.profile.log" 2>/dev/null
+    ncu_table "$csv" >"$g/$id.profile-$who.tsv" 2>/dev/null || true
+  done
+  [[ -n ${WB_PRINT_COMMAND:-} ]] && return 0
+  echo
+  ncu_side_by_side "$g/$id.profile-yours.tsv" "$g/$id.profile-solution.tsv"
+  echo "  (ncu --clock-control none; raw CSV: ${g#"$root/"}/$id.profile-<yours|solution>.csv)"
+}
+
 # ---- the maintainers' commands ----------------------------------------------------------------
 
 cmd_test() {
@@ -460,6 +799,9 @@ main() {
     status) cmd_status "$@" ;;
     hint) cmd_hint "$@" ;;
     reset) cmd_reset "$@" ;;
+    watch) cmd_watch "$@" ;;
+    check) cmd_check "$@" ;;
+    profile) cmd_profile "$@" ;;
     test) cmd_test "$@" ;;
     docs) cmd_docs ;;
     help|-h|--help) usage ;;

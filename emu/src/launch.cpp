@@ -52,6 +52,23 @@ std::vector<LaunchConfig> logged;
 using namespace internal;
 
 namespace {
+// WB_EMU_PROFILE=<file>: every instrumented launch appends its global-memory statistics to the
+// file, one tab-separated row per source line and direction: kernel, file, line, load or store,
+// bytes per lane, requests, sectors, ideal sectors (`bash cmake/workbook.sh profile` reads them).
+void append_profile(const char* kernel) {
+  const char* path = std::getenv("WB_EMU_PROFILE");
+  if (!path || !*path) return;
+  const MemoryStats stats = last_launch_memory_stats();
+  std::FILE* f = std::fopen(path, "a");
+  if (!f) return;
+  for (const LineStats& l : stats.lines)
+    std::fprintf(f, "%s\t%s\t%d\t%s\t%d\t%llu\t%llu\t%llu\n", kernel, l.file.c_str(), l.line,
+                 l.store ? "store" : "load", l.bytes, static_cast<unsigned long long>(l.stats.requests),
+                 static_cast<unsigned long long>(l.stats.sectors),
+                 static_cast<unsigned long long>(l.stats.ideal_sectors));
+  std::fclose(f);
+}
+
 // The most recent launch's shared memory (last_launch_shared_memory()).
 std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
 }  // namespace
@@ -129,6 +146,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     run_on_all_workers([&] { work(&next); });
   }
   records.publish(site.instrumented);
+  if (site.instrumented) append_profile(site.kernel);
 }
 
 }  // namespace wb_emu

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# watch: a save re-grades that chapter (polling, as without inotifywait), other files' saves don't,
+# and Ctrl-C (SIGINT) stops it cleanly with exit status 0.
+source "$(dirname "$0")/lib.sh"
+fake_graded 01-naive-add
+fake_graded 02-grid-stride
+cmd_grade() { echo "GRADED $*"; }   # stands in for the build and the grader
+export WB_WATCH_POLL=1 WB_WATCH_INTERVAL=0.2 WB_NO_CONFIGURE=1
+log="$scratch/watch.log"
+wait_for() {  # text: up to 10 s
+  local i
+  for ((i = 0; i < 100; i++)); do grep -qF "$1" "$log" && return 0; sleep 0.1; done
+  fail "watch: no '$1' within 10 s; its output: $(cat "$log")"
+  return 1
+}
+
+set -m  # the watcher gets its own process group and keeps SIGINT, as in a terminal
+cmd_watch 1 2 >"$log" 2>&1 &
+pid=$!
+set +m
+wait_for "Watching 2 files (looking every 0.2 s)"
+grep -q "GRADED" "$log" && fail "watch of several files graded before any save"
+echo "// edited" >>"$root/chapters/02-grid-stride/kernel.cu"
+wait_for "chapters/02-grid-stride/kernel.cu changed"
+wait_for "GRADED 02-grid-stride"
+# An editor that writes a new file and renames it over the old one.
+cp "$root/chapters/01-naive-add/kernel.cu" "$scratch/new.cu"
+echo "// edited too" >>"$scratch/new.cu"
+mv "$scratch/new.cu" "$root/chapters/01-naive-add/kernel.cu"
+wait_for "GRADED 01-naive-add"
+expect_eq "one grade per save" "$(grep -c GRADED "$log")" 2
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+expect_eq "watch: exit status after Ctrl-C" "$rc" 0
+expect_contains "watch: stops cleanly" "$(cat "$log")" "Stopped watching."
+
+# One chapter: graded at once, then on each save.
+set -m
+cmd_watch naive >"$log" 2>&1 &
+pid=$!
+set +m
+wait_for "Watching 1 file"
+expect_eq "watch NN grades it at once" "$(grep -c 'GRADED 01-naive-add' "$log")" 1
+kill -INT "$pid"
+wait "$pid" || fail "watch NN: exit status $? after Ctrl-C"
+finish
