@@ -16,7 +16,8 @@
 #                               per request of each source line (CPU backend)
 #   reset NN [--yes]            put NN's stub back, after asking; your file is kept as a backup
 # For the workbook's maintainers:
-#   test [ctest options]        the workbook's own test suite (solutions pass, stubs fail, mutants caught)
+#   test [ctest options]        the workbook's own test suite (solutions pass, stubs fail, mutants caught);
+#                               the CUDA backend too with a GPU, or with WB_CUDA=ON
 #   docs                        render the lessons and the grader's API (build/cpu/docs/html/index.html)
 #
 # NN names a chapter or an exercise: 1, 01, ch01, 01-naive-add or any unique part of the name
@@ -395,13 +396,15 @@ cmd_hint() {
 
 # ---- reset ------------------------------------------------------------------------------------
 
-# The stub as it was before the learner edited it: the repository's pristine copy, else the copy
-# the build keeps (made at configure time from the file as last committed).
+# The stub as it was before the learner edited it: the pristine copy the test suite compiles
+# (tests/stubs/<NN-topic>/ or tests/stubs/exercises/<NN-name>/), else the copy an older build kept.
 pristine_stub() {  # id
-  local k base c
+  local k base c folder
   k=$(kernel_file "$1")
   base=$(basename "$k")
-  for c in "$root/$(src_dir "$1")/.pristine/$base" "$dir/pristine/$1/$base" "$root"/build/*/pristine/"$1/$base"; do
+  folder=$(src_dir "$1")
+  folder=${folder#chapters/}
+  for c in "$root/tests/stubs/$folder/$base" "$dir/pristine/$1/$base" "$root"/build/*/pristine/"$1/$base"; do
     [[ -f $c ]] && { echo "$c"; return 0; }
   done
   return 1
@@ -778,8 +781,13 @@ cmd_profile() {
 # ---- the maintainers' commands ----------------------------------------------------------------
 
 cmd_test() {
+  # The CUDA backend too where it can run (a GPU), or where asked (WB_CUDA=ON: CI compiles it).
   local p=cpu
-  if have_nvcc; then p=all; fi
+  case ${WB_CUDA:-} in
+    ON) have_nvcc || { echo "WB_CUDA=ON, but nvcc was not found" >&2; exit 2; }; p=all ;;
+    OFF) ;;
+    *) if have_gpu && have_nvcc; then p=all; fi ;;
+  esac
   configure "$p" test
   cmake --build "$root/build/$p" -j "$jobs"
   ctest --test-dir "$root/build/$p" --output-on-failure -j "$jobs" "$@"

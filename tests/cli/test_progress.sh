@@ -60,8 +60,8 @@ out=$( (cmd_hint 01 7) 2>&1) && fail "hint 01 7 must fail" || expect_contains "h
 
 # ---- reset: asks, keeps a backup, restores the pristine copy -------------------------------------
 k="$root/chapters/01-naive-add/kernel.cu"
-mkdir -p "$dir/pristine/01-naive-add"
-cp "$k" "$dir/pristine/01-naive-add/kernel.cu"
+mkdir -p "$root/tests/stubs/01-naive-add" "$root/tests/stubs/exercises/01-histogram" "$dir/pristine/x02-scan"
+cp "$k" "$root/tests/stubs/01-naive-add/kernel.cu"
 echo "my work" >"$k"
 out=$(echo n | cmd_reset 1)
 expect_contains "reset asks" "$out" "Replace chapters/01-naive-add/kernel.cu with the stub?"
@@ -69,7 +69,7 @@ expect_contains "reset: no" "$out" "Nothing changed."
 expect_eq "reset: no keeps the file" "$(cat "$k")" "my work"
 out=$(echo y | cmd_reset 1)
 expect_contains "reset: yes" "$out" "chapters/01-naive-add/kernel.cu is the stub again"
-cmp -s "$k" "$dir/pristine/01-naive-add/kernel.cu" || fail "reset did not restore the stub"
+cmp -s "$k" "$root/tests/stubs/01-naive-add/kernel.cu" || fail "reset did not restore the stub"
 backup=$(ls "$root"/build/backups/01-naive-add/kernel.cu.* 2>/dev/null | head -n1)
 [[ -n $backup ]] && expect_eq "reset's backup" "$(cat "$backup")" "my work" || fail "reset kept no backup"
 out=$(cmd_reset 1 --yes </dev/null)
@@ -78,6 +78,13 @@ echo "more work" >"$k"
 out=$(cmd_reset naive --yes </dev/null)
 expect_contains "reset --yes asks nothing" "$out" "is the stub again"
 expect_not_contains "reset --yes" "$out" "[y/N]"
+# An exercise's pristine copy is under tests/stubs/exercises/; an older build's copy is used too.
+echo "stub x01" >"$root/tests/stubs/exercises/01-histogram/kernel.cu"
+out=$(cmd_reset hist --yes)
+expect_eq "reset of an exercise" "$(cat "$root/exercises/01-histogram/kernel.cu")" "stub x01"
+echo "stub x02" >"$dir/pristine/x02-scan/kernel.cu"
+out=$(cmd_reset x2 --yes)
+expect_eq "reset from the build's copy" "$(cat "$root/exercises/02-scan/kernel.cu")" "stub x02"
 out=$( (cmd_reset 2 --yes) 2>&1) && fail "reset without a pristine copy must fail" || true
 expect_contains "reset without a pristine copy" "$out" "no pristine copy"
 
