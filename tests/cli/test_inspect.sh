@@ -132,6 +132,11 @@ expect_contains "profile on the CPU backend: solution" "$out" "solution ([racech
 expect_contains "profile on the CPU backend: a line" "$out" "chapters/03-coalescing/transpose.cu:19       store        192             32.0    4.0"
 expect_not_contains "profile on the CPU backend: no times" "$out" "duration"
 
+# A chapter this backend does not build (CUDA only, or no libtorch): said.
+cmake() { echo "ninja: error: unknown target 'inspect-03-coalescing-cpu'"; return 1; }
+out=$(cmd_profile 3 2>&1)
+expect_contains "profile of a chapter skipped here" "$out" "03-coalescing has no inspect-03-coalescing-cpu on this backend: it is graded as skipped here"
+
 # A file that does not compile: said, and nothing run.
 cmake() { echo "$root/chapters/03-coalescing/kernel.cu:7:1: error: expected declaration"; return 1; }
 out=$(cmd_check 3 2>&1)
