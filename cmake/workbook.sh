@@ -200,6 +200,20 @@ last_place() {  # progress-file log
   echo "in \"$test\"${section:+, section \"$section\"}${captured:+ ($captured)}"
 }
 
+# read_status FILE: a status file's verdict<TAB>detail<TAB>speed into st_verdict, st_detail and
+# st_speed (`read` with IFS=tab would merge an empty detail into the speed).
+read_status() {
+  local line="" rest
+  IFS= read -r line <"$1" || true
+  st_verdict=${line%%$'\t'*}
+  rest=""
+  [[ $line == *$'\t'* ]] && rest=${line#*$'\t'}
+  st_detail=${rest%%$'\t'*}
+  st_speed=""
+  [[ $rest == *$'\t'* ]] && st_speed=${rest#*$'\t'}
+  return 0
+}
+
 # run_grader ID STATUS PROGRESS: the learner's grader, its output on stdout, its exit status returned.
 # A grader that dies of a signal leaves no core file and no "Segmentation fault" from this shell.
 run_grader() {
@@ -240,7 +254,8 @@ grade_one() {
     detail="$sig${where:+ $where}"
     if [[ -f $status ]]; then  # Catch2 caught the signal: the grader wrote a verdict, then died
       local prior=""
-      IFS=$'\t' read -r verdict prior speed <"$status" || true
+      read_status "$status"
+      verdict=$st_verdict prior=$st_detail
       [[ -z $prior || $prior == SIG* ]] || detail+="; before it: $verdict: $prior"
     fi
     detail=$(shorten "$detail")
@@ -254,8 +269,9 @@ grade_one() {
   echo "   (full log: ${log#"$root/"})"
   rm -f "$progress"
   # The last speed measured, for `status` after a later grade that was not timed.
-  if IFS=$'\t' read -r verdict detail speed <"$status" && [[ -n $speed && $speed != "not timed"* ]]; then
-    echo "$speed" >"$g/$c.speed"
+  read_status "$status"
+  if [[ -n $st_speed && $st_speed != "not timed"* ]]; then
+    echo "$st_speed" >"$g/$c.speed"
   fi
 }
 
@@ -266,7 +282,10 @@ print_summary() {  # ids...
   printf '  %-18s %-17s %s\n' "chapter" "verdict" "why / speed"
   for c in "$@"; do
     verdict="?" detail="" speed=""
-    [[ -f $dir/grades/$c.status ]] && IFS=$'\t' read -r verdict detail speed <"$dir/grades/$c.status"
+    if [[ -f $dir/grades/$c.status ]]; then
+      read_status "$dir/grades/$c.status"
+      verdict=$st_verdict detail=$st_detail speed=$st_speed
+    fi
     why=$detail
     [[ -n $speed ]] && why="${why:+$why; }$speed"
     printf '  %-18s %-17s %s\n' "$c" "$verdict" "$(shorten "$why")"
@@ -315,7 +334,8 @@ cmd_status() {
     fi
     graded=$((graded + 1))
     verdict="" detail="" speed=""
-    IFS=$'\t' read -r verdict detail speed <"$f" || true
+    read_status "$f"
+    verdict=$st_verdict detail=$st_detail speed=$st_speed
     [[ $verdict == correct ]] && correct=$((correct + 1))
     why=$detail
     if [[ -z $speed || $speed == "not timed"* ]] && [[ -f $dir/grades/$c.speed ]]; then

@@ -57,6 +57,12 @@ expect_not_contains "no Catch2 noise without --verbose" "$out" "lots of Catch2 o
 expect_eq "status" "$(status_of 01-naive-add)" $'correct\t\tnot timed'
 out=$(grade_one 01-naive-add 1)
 expect_contains "--verbose streams the log" "$out" "lots of Catch2 output"
+read_status "$dir/grades/01-naive-add.status"
+expect_eq "read_status: an empty detail" "$st_detail|$st_speed" "|not timed"
+[[ ! -f $dir/grades/01-naive-add.speed ]] || fail "'not timed' kept as the last speed"
+grader 01-naive-add 'printf "correct\t\t1.01x the solution: at the solution'"'"'s speed\n" >"$WB_STATUS_FILE"'
+grade_one 01-naive-add 0 >/dev/null
+expect_eq "the last speed is kept" "$(cat "$dir/grades/01-naive-add.speed")" "1.01x the solution: at the solution's speed"
 
 # Catch2 caught the signal: it printed the failure and wrote a verdict, then the grader died.
 grader 02-grid-stride 'cat <<EOF
