@@ -3,6 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <numeric>
@@ -234,4 +235,27 @@ TEST_CASE("atomics from many blocks give exact counts", "[emu][atomic]") {
   CHECK(c->exch_seen >= 0);
   CHECK(c->exch_seen < total);
   cudaFree(c);
+}
+
+TEST_CASE("fast-math intrinsics link and give the host's accurate results", "[emu][intrinsics]") {
+  const int n = 70;
+  auto* in = device_array<float>(n);
+  auto* out = device_array<float>(9 * n);
+  for (int i = 0; i < n; ++i) in[i] = 0.25f + 0.1f * float(i);
+  REQUIRE(emu_test::fast_math(in, out, n) == cudaSuccess);
+  for (int i = 0; i < n; ++i) {
+    const float x = in[i];
+    CAPTURE(i, x);
+    CHECK(out[9 * i + 0] == std::exp(x));
+    CHECK(out[9 * i + 1] == ::exp10f(x));
+    CHECK(out[9 * i + 2] == std::log(x));
+    CHECK(out[9 * i + 3] == std::log2(x));
+    CHECK(out[9 * i + 4] == std::log10(x));
+    CHECK(out[9 * i + 5] == std::sin(x));
+    CHECK(out[9 * i + 6] == std::cos(x));
+    CHECK(out[9 * i + 7] == std::tan(x));
+    CHECK(out[9 * i + 8] == std::pow(x, 1.5f));
+  }
+  cudaFree(in);
+  cudaFree(out);
 }
