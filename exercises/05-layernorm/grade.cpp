@@ -168,8 +168,13 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
     return c;
   }
   // rstd
-  const bool cancellation = std::fabs(mean) > 100 * (stdev + 1e-30);
-  if (k.cols > 1 && near(1 / std::sqrt(var * k.cols / (k.cols - 1) + k.eps))) {
+  const bool cancellation = var > 0 && std::fabs(mean) > 100 * stdev;
+  if (cancellation) {  // first: in such a row any formula that squares x is far off, by chance near another
+    c.diagnosis = at + " is " + fmt4(g) + ", expected " + fmt4(ref.rstd[r]) + ": " + row + "'s mean (" + fmt4(mean) +
+                  ") is large next to its spread (standard deviation " + fmt4(stdev) + "), and E[x^2] - E[x]^2 in "
+                  "float32 loses the variance to cancellation (the two terms agree in almost every digit). Use "
+                  "Welford's update, or two passes: the mean first, then the average of (x - mean)^2";
+  } else if (k.cols > 1 && near(1 / std::sqrt(var * k.cols / (k.cols - 1) + k.eps))) {
     c.diagnosis = at + " is 1 / sqrt(var' + eps) with var' the sum of squared deviations divided by cols - 1 (the "
                   "sample variance): layer norm divides by cols";
   } else if (k.cols == 1 && std::isnan(g)) {
@@ -182,11 +187,6 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
     c.diagnosis = at + " is 1 / sqrt(var), without eps (eps = " + fmt(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
   } else if (near(std::sqrt(var + k.eps))) {
     c.diagnosis = at + " is sqrt(var + eps), the standard deviation, not its reciprocal 1 / sqrt(var + eps)";
-  } else if (cancellation) {
-    c.diagnosis = at + " is " + fmt4(g) + ", expected " + fmt4(ref.rstd[r]) + ": " + row + "'s mean (" + fmt4(mean) +
-                  ") is large next to its spread (standard deviation " + fmt4(stdev) + "), and E[x^2] - E[x]^2 in "
-                  "float32 loses the variance to cancellation (the two terms agree in almost every digit). Use "
-                  "Welford's update, or two passes: the mean first, then the average of (x - mean)^2";
   } else {
     c.diagnosis = at + " is " + fmt4(g) + ", expected " + fmt4(ref.rstd[r]) + ": the variance is too " +
                   (std::isfinite(g) && g > ref.rstd[r] ? "small" : "large") +
