@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Finds or installs what the workbook needs to build, grade and test:
-#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Doxygen + Graphviz (docs), GNU patch (the test
+#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Boost.Context (the CPU backend's fibers; not
+#   needed when WB_PRESET=gpu, the CUDA backend alone), Doxygen + Graphviz (docs), GNU patch (the test
 #   suite applies its planted bugs with it), and for chapter 05
 #   the `torch` Python package (its libtorch and CMake config) and pytest, with pip.
 # On Debian/Ubuntu as root it installs what is missing (Catch2 v3 from bookworm-backports on
@@ -18,11 +19,22 @@ have_catch2() {
   # Catch2 v3 ships Catch2Config.cmake and catch_all.hpp; v2 ships neither.
   local d
   for d in /usr/lib/*/cmake/Catch2 /usr/lib/cmake/Catch2 /usr/local/lib/cmake/Catch2 \
-           /usr/local/lib/*/cmake/Catch2 /usr/share/cmake/Catch2; do
+           /usr/local/lib/*/cmake/Catch2 /usr/share/cmake/Catch2 /opt/homebrew/lib/cmake/Catch2; do
     [[ -f "$d/Catch2Config.cmake" ]] && return 0
   done
   [[ -n "${CMAKE_PREFIX_PATH:-}" ]] && for d in ${CMAKE_PREFIX_PATH//;/ }; do
     [[ -f "$d/include/catch2/catch_all.hpp" ]] && return 0
+  done
+  return 1
+}
+
+have_boost_context() {
+  # Boost.Context's CMake package (Debian: libboost-context-dev; Homebrew: boost).
+  local d prefixes=${CMAKE_PREFIX_PATH:-}
+  for d in /usr/lib/*/cmake /usr/lib/cmake /usr/local/lib/cmake /usr/local/lib/*/cmake \
+           /opt/homebrew/lib/cmake ${prefixes//;/ }; do
+    compgen -G "$d/boost_context-*/boost_context-config.cmake" >/dev/null && return 0
+    compgen -G "$d/lib/cmake/boost_context-*/boost_context-config.cmake" >/dev/null && return 0
   done
   return 1
 }
@@ -38,6 +50,8 @@ cmake_ok                       || missing_pkgs+=(cmake)
 command -v ninja >/dev/null    || missing_pkgs+=(ninja-build)
 command -v c++ >/dev/null      || missing_pkgs+=(g++)
 have_catch2                    || missing_pkgs+=(libcatch2-dev)
+# The CPU backend's fibers; the CUDA backend alone (WB_PRESET=gpu) needs no Boost.
+[[ ${WB_PRESET:-} == gpu ]] || have_boost_context || missing_pkgs+=(libboost-context-dev)
 command -v doxygen >/dev/null  || missing_pkgs+=(doxygen)
 command -v dot >/dev/null      || missing_pkgs+=(graphviz)
 command -v patch >/dev/null    || missing_pkgs+=(patch)  # the test suite's planted bugs are patches
@@ -71,7 +85,8 @@ explain() {
   echo "setup: install them, e.g. on Debian bookworm (Catch2 v3 is in bookworm-backports):" >&2
   echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list" >&2
   echo "  sudo apt-get update && sudo apt-get install -y ${missing_pkgs[*]/libcatch2-dev/libcatch2-dev/bookworm-backports}" >&2
-  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Doxygen, Graphviz, GNU patch" >&2
+  echo "setup: on macOS with Homebrew: brew install cmake ninja catch2 boost doxygen graphviz" >&2
+  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Boost.Context, Doxygen, Graphviz, GNU patch" >&2
 }
 
 if ((check_only)) || [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
@@ -97,6 +112,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 missing_pkgs=()
 have_catch2 || missing_pkgs+=(libcatch2-dev)
+[[ ${WB_PRESET:-} == gpu ]] || have_boost_context || missing_pkgs+=(libboost-context-dev)
 if ((${#missing_pkgs[@]})); then explain; exit 1; fi
 torch_step
 echo "setup: done"

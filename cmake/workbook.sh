@@ -56,7 +56,7 @@ usage() {
 configure() {  # preset what [build folder]: what cmake/setup.sh checks for (grade, test or docs)
   local d=${3:-$root/build/$1}
   mkdir -p "$d"
-  bash "$root/cmake/setup.sh" "$2"
+  WB_PRESET=$1 bash "$root/cmake/setup.sh" "$2"
   (cd "$root" && cmake --preset "$1" -B "$d") >"$d/configure.log" 2>&1 || { cat "$d/configure.log" >&2; exit 1; }
 }
 

@@ -1,13 +1,17 @@
-// CPU backend: fibers, the execution contexts of kernel threads. Each has its own stack (with a
-// guard page below it, so a kernel that overflows its stack faults there) and switches to and from
-// the scheduler of the worker thread it was made on.
+// CPU backend: fibers, the execution contexts of kernel threads, on Boost.Context (its `fiber`
+// class: the library does the context switch, for x86-64 and arm64, ELF and Mach-O). Each fiber
+// has its own stack (with a guard page below it, so a kernel that overflows its stack faults there)
+// and switches to and from the scheduler of the worker thread it was made on.
 #pragma once
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/stack_context.hpp>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace wb_emu::internal {
-/// The stack a fiber runs on.
+/// The stack a fiber runs on (the guard page comes on top of it).
 inline constexpr std::size_t kFiberStackBytes = 256 * 1024;
 
 /// One fiber. Made, resumed, suspended and restarted on one worker thread only.
@@ -16,13 +20,14 @@ class Fiber {
   using Entry = void (*)(Fiber*);
   /// A fiber that runs entry(this) when first resumed. `entry` never returns.
   explicit Fiber(Entry entry);
+  ~Fiber();
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
 
   /// On the scheduler: runs the fiber until it suspends.
-  void resume();
+  void resume() { ctx_ = std::move(ctx_).resume(); }
   /// On the fiber: switches back to the scheduler that resumed it.
-  void suspend();
+  void suspend() { caller_ = std::move(caller_).resume(); }
   /// On the scheduler, for a suspended fiber: abandons what it was running; the next resume()
   /// starts entry(this) afresh.
   void restart();
@@ -35,9 +40,15 @@ class Fiber {
   bool idle = true;
 
  private:
-  static void start(void* self);
   Entry entry_;
-  void* sp_ = nullptr;
-  std::uintptr_t stack_lo_ = 0, stack_hi_ = 0;  // the mapping, guard page included
+  boost::context::stack_context stack_;  // the mapping, guard page included
+  std::uintptr_t stack_lo_ = 0, stack_hi_ = 0;
+  // The fiber while it is suspended (empty while it runs). In a union so that restart() can
+  // abandon it without its destructor, which would unwind the kernel thread's stack by throwing
+  // through the kernel's code.
+  union {
+    boost::context::fiber ctx_;
+  };
+  boost::context::fiber caller_;  // while the fiber runs: the scheduler that resumed it
 };
 }  // namespace wb_emu::internal

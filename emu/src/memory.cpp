@@ -175,7 +175,12 @@ cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_
 }
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
-  long pages = sysconf(_SC_AVPHYS_PAGES), all = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  long all = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+#ifdef _SC_AVPHYS_PAGES
+  long pages = sysconf(_SC_AVPHYS_PAGES);
+#else
+  long pages = all;  // macOS has no count of free pages through sysconf
+#endif
   *free_bytes = std::size_t(pages) * std::size_t(page);
   *total_bytes = std::size_t(all) * std::size_t(page);
   return cudaSuccess;

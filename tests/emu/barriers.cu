@@ -87,3 +87,47 @@ cudaError_t syncthreads_count(int* out, int threads) {
 }
 
 }  // namespace emu_test
+
+namespace emu_test {
+// Each thread of the block fills a 192 KiB local array on its fiber's stack, waits at a barrier
+// (every thread suspended with its array live), then sums it.
+__global__ void stack_array_kernel(long long* out) {
+  constexpr int words = 48 * 1024;
+  volatile int local[words];
+  for (int i = 0; i < words; ++i) local[i] = i % 1000 + static_cast<int>(threadIdx.x);
+  __syncthreads();
+  long long sum = 0;
+  for (int i = 0; i < words; ++i) sum += local[i];
+  out[threadIdx.x] = sum;
+}
+
+cudaError_t stack_arrays(long long* out, int threads) {
+  stack_array_kernel<<<1, threads>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// Thread 0 waits at a barrier on its fiber while the other threads run and exit on a second
+// fiber, whose stack is mapped next to (below) the first; then thread 0 writes a 320 KiB local
+// array from its top down: past its 256 KiB stack. Without a guard page between them, it would
+// write into the second fiber's stack (which never runs again) and finish.
+// (The array is in a function of its own, so that the kernel's frame is small until the call.)
+__device__ __attribute__((noinline)) int overflow_the_stack() {
+  constexpr int words = 80 * 1024;
+  volatile int local[words];
+  for (int i = words - 1; i >= 0; --i) local[i] = i;
+  return local[7];
+}
+
+__global__ void stack_overflow_kernel(int* out) {
+  if (threadIdx.x != 0) return;
+  __syncthreads();
+  out[0] = overflow_the_stack();
+}
+
+cudaError_t stack_overflow() {
+  int* out = nullptr;
+  cudaMalloc(&out, sizeof(int));
+  stack_overflow_kernel<<<1, 64>>>(out);
+  return cudaDeviceSynchronize();
+}
+}  // namespace emu_test

@@ -10,6 +10,8 @@ cudaError_t early_return_rotate(const int* in, int* out, int n, int threads);
 cudaError_t divergent_barrier();  // faults at the lines marked `// barrier A` and `// barrier B`
 cudaError_t syncthreads_count(int* out, int threads);
 cudaError_t barrier_never_reached();  // faults: lane 5 at `// barrier C`, the rest at `// shuffle C`
+cudaError_t stack_arrays(long long* out, int threads);  // a 192 KiB local array per thread, across a barrier
+cudaError_t stack_overflow();  // thread 0 writes 320 KiB of locals: dies on its stack's guard page
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);

@@ -88,6 +88,38 @@ TEST_CASE("__syncthreads in a divergent branch is a fault naming both barriers, 
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 
+TEST_CASE("a faulted block's fibers start afresh: the next launch with barriers is exact", "[emu][barrier]") {
+  capture_stderr([] { CHECK(emu_test::divergent_barrier() == cudaErrorLaunchFailure); });
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  const int n = 5000;
+  int* in = device_array<int>(n, 3);
+  long long* total = device_array<long long>(1, 0);
+  REQUIRE(emu_test::block_sums(in, n, total, 256) == cudaSuccess);
+  CHECK(*total == 3LL * n);
+  cudaFree(in);
+  cudaFree(total);
+}
+
+TEST_CASE("every kernel thread has a 256 KiB stack of its own: 192 KiB of locals survive a barrier",
+          "[emu][barrier][stack]") {
+  const int threads = 64;
+  long long* out = device_array<long long>(threads, -1);
+  REQUIRE(emu_test::stack_arrays(out, threads) == cudaSuccess);
+  long long base = 0;
+  for (int i = 0; i < 48 * 1024; ++i) base += i % 1000;
+  for (int t = 0; t < threads; ++t) CHECK(out[t] == base + 48LL * 1024 * t);
+  cudaFree(out);
+}
+
+// Run as its own process by ctest (emu.stack overflow dies on the guard page), which expects it
+// to die by a signal: hidden from the normal run.
+TEST_CASE("a kernel thread that overflows its stack faults on the guard page", "[.stack-overflow]") {
+  std::printf("overflowing a kernel thread's stack\n");
+  std::fflush(stdout);
+  emu_test::stack_overflow();
+  std::printf("the overflow went unnoticed\n");
+}
+
 TEST_CASE("a warp waiting for a lane that waits at a __syncthreads() is a fault naming both, not a hang",
           "[emu][barrier]") {
   cudaError_t e = cudaSuccess;

@@ -1,10 +1,16 @@
 # Runs a test executable and checks both its exit code and its output, which ctest's
 # PASS_REGULAR_EXPRESSION alone cannot (it ignores the exit code).
 #   cmake -DEXE=<exe> [-DARG=<argument>] -DRC=<expected exit code> -DREGEX=<regex> -P ExpectRun.cmake
+# RC_MATCHES=<regex> instead of RC: the exit status must match it (a process killed by a signal
+# has the signal's name as its status, e.g. "Segmentation fault").
 # The output is searched with newlines turned into spaces.
 execute_process(COMMAND "${EXE}" ${ARG} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
-if(NOT "${rc}" STREQUAL "${RC}")
+if(DEFINED RC_MATCHES)
+  if(NOT "${rc}" MATCHES "${RC_MATCHES}")
+    message(FATAL_ERROR "expected an exit status matching ${RC_MATCHES}, got ${rc}")
+  endif()
+elseif(NOT "${rc}" STREQUAL "${RC}")
   message(FATAL_ERROR "expected exit code ${RC}, got ${rc}")
 endif()
 string(REGEX REPLACE "\n[ ]*" " " flat "${out}${err}")
