@@ -2,7 +2,8 @@
 // the dynamic shared memory the launch gave, outside every allocation, or outside the logical
 // extent of an array inside one (a grader's guard zones, wb_emu::set_logical_extent) is a kernel
 // fault that says which access, where it landed (which array, how far past its end, which index),
-// the source line, and the block and thread; so is an index of a `__shared__` array past its extent.
+// the source line, and the block and thread; so is an index of a `__shared__` array past its extent,
+// and an access whose address is not a multiple of its type's alignment (a misaligned float4).
 #include "bounds.hpp"
 
 #include "memory.hpp"
@@ -167,6 +168,46 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
   if (a < r.lo || e > r.hi) return false;
   w.alloc_cache[w.alloc_cache_next++ % 4] = r;
   return true;
+}
+
+void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type, bool store,
+                       const char* file, int line) {
+  const std::string what =
+      type ? std::string(type[0] == 'i' ? "an " : "a ") + type + " (" + byte_count(bytes) + ")" : byte_count(bytes);
+  std::string why = std::string("misaligned ") + (store ? "write" : "read") + " of " + what + " " +
+                    at_thread(file, line) + ": its address " + hex_address(a) + " is " + byte_count(a % align) +
+                    " past a multiple of " + std::to_string(align);
+  // where it landed: a __shared__ array, the dynamic region, an array or allocation
+  const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
+  Allocation h;
+  if (a >= sh && a < sh + kSharedLimit) {
+    const std::size_t offset = a - sh;
+    if (offset >= w.dynamic_base) {
+      why += ", byte " + std::to_string(offset - w.dynamic_base) + " of " +
+             (w.dynamic_name ? std::string("`") + w.dynamic_name + "` (extern __shared__)"
+                             : std::string("the extern __shared__ memory"));
+    } else {
+      for (const SharedName& n : w.shared_names)
+        if (offset >= n.offset && offset < n.offset + n.bytes)
+          why += ", byte " + std::to_string(offset - n.offset) + " of `" + n.name + "` (its " +
+                 std::to_string(n.bytes) + " bytes)";
+    }
+  } else if (allocation_holding(a, a + 1, &h)) {
+    if (h.has_extent() && a >= h.lo && a < h.hi) {
+      why += ", byte " + std::to_string(a - h.lo) + " of the " + std::to_string((h.hi - h.lo) / h.element_bytes) +
+             "-element array" + (h.file ? " allocated at " + where(h.file, h.line) : std::string()) + " (inside its element " +
+             std::to_string((a - h.lo) / h.element_bytes) + " of " + byte_count(h.element_bytes) + ")";
+    } else {
+      why += ", byte " + std::to_string(a - h.base) + " of the " + std::to_string(h.bytes) + "-byte " + h.kind +
+             " allocation at " + hex_address(h.base);
+    }
+  }
+  why += "\n  A GPU stops such a kernel with a misaligned address (cudaErrorMisalignedAddress): an access of " +
+         std::to_string(align) + " bytes must start at a multiple of " + std::to_string(align) +
+         ". A vector pointer made from a scalar one is aligned only when the scalar one is: "
+         "reinterpret_cast<const float4*>(p + k) of a float* p needs k to be a multiple of 4; handle the elements "
+         "before the first aligned one (or after the last) one at a time.";
+  fault_here(w, why);
 }
 
 }  // namespace wb_emu::internal

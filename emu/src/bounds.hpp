@@ -1,6 +1,6 @@
 // CPU backend: the bounds checks of instrumented builds (bounds.cpp): whether an access is inside
 // a `__shared__` array, the launch's dynamic shared memory or an allocation, and the kernel fault
-// that says where it is when it is not.
+// that says where it is when it is not; and the fault for a misaligned access.
 #pragma once
 
 #include "worker.hpp"
@@ -24,4 +24,8 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes);
 /// the guard zone of an array with a logical extent, placed from that array.
 [[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file,
                                        int line);
+/// The fault for an access whose address is not a multiple of `align` (its type's alignment), as
+/// a GPU's "misaligned address": which access, by how many bytes it misses, and where it landed.
+[[noreturn]] void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type,
+                                    bool store, const char* file, int line);
 }  // namespace wb_emu::internal

@@ -1,12 +1,15 @@
 // CPU backend: the instrumentation of files built with WB_EMU_INSTRUMENT. Each recorded access
-// (wb_emu/instrument.hpp) is sorted by address: shared memory goes to the race check, global memory
-// to the count of requests and 32-byte sectors per warp (a GPU's measure of coalescing), the
-// thread's own stack is ignored; accesses out of bounds are handed to bounds.cpp.
+// (wb_emu/instrument.hpp) is sorted by address: shared memory goes to the race check, the check of
+// reads of bytes the block never wrote, and the count of bank-conflict wavefronts per warp request;
+// global memory to the count of requests and 32-byte sectors per warp (a GPU's measure of
+// coalescing); the thread's own stack is ignored. Accesses out of bounds or misaligned are handed to
+// bounds.cpp.
 #include "instrument.hpp"
 
 #include "bounds.hpp"
 #include "worker.hpp"
 
+#include <wb_emu/diagnostics.hpp>
 #include <wb_emu/instrument.hpp>
 #include <wb_emu/launch.hpp>
 
@@ -19,26 +22,31 @@
 
 namespace wb_emu::internal {
 namespace {
+// Where accesses are made: a source line, a direction, and the memory (global or shared).
 struct SiteKey {
   const char* file;
   int line;
   bool store;
-  bool operator==(const SiteKey& o) const { return file == o.file && line == o.line && store == o.store; }
+  bool shared;
+  bool operator==(const SiteKey& o) const {
+    return file == o.file && line == o.line && store == o.store && shared == o.shared;
+  }
 };
 struct SiteKeyHash {
   std::size_t operator()(const SiteKey& k) const {
-    return std::hash<const void*>()(k.file) * 31 + static_cast<std::size_t>(k.line) * 2 + k.store;
+    return std::hash<const void*>()(k.file) * 31 + static_cast<std::size_t>(k.line) * 4 + k.store * 2 + k.shared;
   }
 };
 struct Site {
   SiteKey key;
   int bytes;
-  AccessStats stats;
+  AccessStats stats;  // global memory
+  BankStats banks;    // shared memory
 };
-// One global access waiting for the rest of its warp: the thread's k-th access at `site`.
+// One access waiting for the rest of its warp: the thread's k-th access at `site`.
 struct Event {
   std::uint32_t site, k;
-  std::uint32_t bytes, pad;
+  std::uint32_t bytes, lane;
   std::uintptr_t addr;
 };
 // What the race check knows of one 4-byte word of shared memory in the current interval (the
@@ -54,6 +62,24 @@ struct Shadow {
   const char* rfile[2] = {nullptr, nullptr};
   std::uint32_t repoch[2] = {0, 0};
 };
+
+// Which bytes of one 4-byte word of shared memory the running block has written: `mask` (bit i:
+// byte i) counts only when `block` is the block's stamp, so nothing is cleared between blocks.
+struct Written {
+  std::uint64_t block = 0;
+  std::uint8_t mask = 0;
+};
+// The first read of shared memory that no thread of the block had written: reported when the
+// interval (the accesses up to the next __syncthreads()) ends without a race being found first,
+// so that a missing barrier (another thread writes it later in the interval) is named as a race.
+struct UninitRead {
+  bool pending = false;
+  std::size_t offset = 0;
+  unsigned bytes = 0;
+  int thread = 0;
+  const char* file = nullptr;
+  int line = 0;
+};
 }  // namespace
 
 struct Instr {
@@ -64,15 +90,21 @@ struct Instr {
   std::vector<std::vector<Event>> warp_events;
   std::vector<unsigned> warp_live;
   std::vector<std::uint64_t> segments;  // scratch
+  std::vector<std::uint64_t> words;     // scratch
   // shared memory: the race check
   std::vector<Shadow> shadow = std::vector<Shadow>(kSharedLimit / 4 + 16);
   std::uint64_t interval = 0;
   std::vector<std::uint32_t> wsync;  // __syncwarp()s each thread has passed
+  // shared memory: what the block has written, and its first read of an unwritten byte
+  std::vector<Written> written = std::vector<Written>(kSharedLimit / 4 + 16);
+  std::uint64_t block_stamp = 0;
+  UninitRead uninit;
 };
 
 namespace {
 std::mutex stats_mutex;
 MemoryStats last_stats;
+SharedMemoryStats last_shared_stats;
 
 // The running block's first recorded access: set up its per-thread and per-warp records.
 Instr& instr_begin_block(Worker& w) {
@@ -88,18 +120,55 @@ Instr& instr_begin_block(Worker& w) {
   I.kcount.assign(I.sites.size() * w.n, 0);
   I.wsync.assign(w.n, 0);
   ++I.interval;  // a new block: no shared access of an earlier one counts
+  ++I.block_stamp;  // nor any shared byte it wrote
+  I.uninit = UninitRead{};
   return I;
 }
 
+// The wavefronts of one shared-memory request (events [b, e) of one warp, sorted by lane) and its
+// phases (see wb_emu::BankStats): per phase, the most distinct 4-byte words any one bank holds.
+void count_banks(Instr& I, const Event* b, const Event* e, BankStats& st) {
+  unsigned size = 0;
+  for (const Event* p = b; p != e; ++p) size = p->bytes > size ? p->bytes : size;
+  const unsigned lanes_per_phase = size <= 4 ? 32 : size <= 8 ? 16 : 8;
+  std::uint64_t wavefronts = 0, phases = 0;
+  for (const Event* p = b; p != e;) {
+    const unsigned phase = p->lane / lanes_per_phase;
+    I.words.clear();
+    for (; p != e && p->lane / lanes_per_phase == phase; ++p)
+      for (std::uintptr_t word = p->addr / 4; word <= (p->addr + (p->bytes ? p->bytes : 1) - 1) / 4; ++word)
+        I.words.push_back(word);
+    std::sort(I.words.begin(), I.words.end());
+    I.words.erase(std::unique(I.words.begin(), I.words.end()), I.words.end());
+    unsigned per_bank[32] = {};
+    unsigned ways = 0;
+    for (std::uint64_t word : I.words) ways = std::max(ways, ++per_bank[word % 32]);
+    wavefronts += ways;
+    ++phases;
+    st.max_ways = std::max(st.max_ways, ways);
+  }
+  st.requests += 1;
+  st.wavefronts += wavefronts;
+  st.ideal_wavefronts += phases;
+}
+
 // Turns the pending accesses of warp `wi` into requests: the lanes that made their k-th access
-// at one site form one request, whose sectors are the distinct 32-byte segments they touch.
+// at one site form one request. A global request's sectors are the distinct 32-byte segments
+// they touch; a shared one's wavefronts are counted by count_banks().
 void flush_warp(Instr& I, unsigned wi) {
   std::vector<Event>& ev = I.warp_events[wi];
   if (ev.empty()) return;
-  std::sort(ev.begin(), ev.end(),
-            [](const Event& a, const Event& b) { return a.site != b.site ? a.site < b.site : a.k < b.k; });
+  std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
+    return a.site != b.site ? a.site < b.site : a.k != b.k ? a.k < b.k : a.lane < b.lane;
+  });
   for (std::size_t i = 0; i < ev.size();) {
     std::size_t j = i;
+    if (I.sites[ev[i].site].key.shared) {
+      while (j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k) ++j;
+      count_banks(I, ev.data() + i, ev.data() + j, I.sites[ev[i].site].banks);
+      i = j;
+      continue;
+    }
     std::uint64_t bytes = 0;
     I.segments.clear();
     for (; j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k; ++j) {
@@ -118,11 +187,52 @@ void flush_warp(Instr& I, unsigned wi) {
   ev.clear();
 }
 
+std::string thread_triple(const Worker& w, int t) {
+  const unsigned u = static_cast<unsigned>(t), bx = w.g->block.x, by = w.g->block.y;
+  return triple(u % bx, u / bx % by, u / (bx * by));
+}
+
+// "`tile`" or "`buf` (extern __shared__)", and the offset of shared byte `offset` in it.
+std::string shared_array_at(const Worker& w, std::size_t offset, std::size_t* in) {
+  std::string name = "shared memory";
+  std::size_t base = 0;
+  for (const SharedName& n : w.shared_names)
+    if (offset >= n.offset && offset < n.offset + n.bytes) {
+      name = std::string("`") + n.name + "`";
+      base = n.offset;
+    }
+  if (offset >= w.dynamic_base) {
+    name = w.dynamic_name ? std::string("`") + w.dynamic_name + "` (extern __shared__)" : "extern __shared__ memory";
+    base = w.dynamic_base;
+  }
+  *in = offset - base;
+  return name;
+}
+
+// The interval ends: a read of shared memory that no thread had written, and that no other
+// thread wrote later in the interval (a race, reported when it happens), is a fault.
+void report_uninit(Worker& w) {
+  Instr& I = *w.instr;
+  if (!I.uninit.pending || w.fault) return;
+  const UninitRead& u = I.uninit;
+  std::size_t in = 0;
+  const std::string name = shared_array_at(w, u.offset, &in);
+  const unsigned bytes = u.bytes ? u.bytes : 4;
+  raise_fault(w, "read of " + name + " at byte offset " + std::to_string(in) + " (element " +
+                     std::to_string(in / bytes) + " of " + std::to_string(bytes) +
+                     " bytes), which no thread of the block has written, at " + where(u.file, u.line) + ", block " +
+                     triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " + thread_triple(w, u.thread) +
+                     "\n  Shared memory holds garbage when a block starts (on a GPU, whatever an earlier block left; "
+                     "here 0xFF bytes, a NaN as a float and -1 as an int), and neither a GPU nor compute-sanitizer "
+                     "says so: write every element before any thread reads it (clear a shared array that is added "
+                     "to), and check that the loads that fill it cover every element the reads use.");
+}
 }  // namespace
 
 void instr_flush_all(Worker& w) {
   Instr& I = *w.instr;
   for (unsigned i = 0; i < (w.n + 31) / 32; ++i) flush_warp(I, i);
+  report_uninit(w);
 }
 
 void instr_thread_done(Worker& w, unsigned t) {
@@ -151,18 +261,8 @@ std::string describe_thread(const Worker& w, int t) {
 
 [[noreturn]] void report_race(Worker& w, std::size_t offset, unsigned bytes, int u, bool u_store, const char* ufile,
                               int uline, int t, bool t_store, const char* file, int line) {
-  std::string name = "shared memory";
-  std::size_t base = 0;
-  for (const SharedName& n : w.shared_names)
-    if (offset >= n.offset && offset < n.offset + n.bytes) {
-      name = std::string("`") + n.name + "`";
-      base = n.offset;
-    }
-  if (offset >= w.dynamic_base) {
-    name = w.dynamic_name ? std::string("`") + w.dynamic_name + "` (extern __shared__)" : "extern __shared__ memory";
-    base = w.dynamic_base;
-  }
-  const std::size_t in = offset - base;
+  std::size_t in = 0;
+  const std::string name = shared_array_at(w, offset, &in);
   std::string why = "shared-memory race on " + name + " at byte offset " + std::to_string(in) + " (element " +
                     std::to_string(in / (bytes ? bytes : 4)) + " of " + std::to_string(bytes) +
                     " bytes): two threads touch it between the same two __syncthreads(), one of them writing:";
@@ -181,8 +281,18 @@ void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, co
   auto unordered = [&](int u, std::uint32_t epoch) {
     return u >= 0 && u != t && !(u / 32 == t / 32 && I.wsync[static_cast<unsigned>(u)] > epoch);
   };
-  const std::size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
+  const std::size_t end = offset + (bytes ? bytes : 1), last = (end - 1) / 4;
   for (std::size_t word = offset / 4; word <= last && word < I.shadow.size(); ++word) {
+    // the bytes of this word the access covers
+    const std::size_t lo = word * 4 < offset ? offset - word * 4 : 0, hi = end - word * 4 < 4 ? end - word * 4 : 4;
+    const auto bits = static_cast<std::uint8_t>(((1u << hi) - 1) & ~((1u << lo) - 1));
+    Written& wr = I.written[word];
+    if (wr.block != I.block_stamp) wr = Written{I.block_stamp, 0};
+    if (store) {
+      wr.mask |= bits;
+    } else if ((wr.mask & bits) != bits && !I.uninit.pending) {
+      I.uninit = UninitRead{true, offset, bytes, t, file, line};
+    }
     Shadow& s = I.shadow[word];
     if (s.interval != I.interval) {
       s = Shadow{};
@@ -213,9 +323,19 @@ void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, co
 
 }  // namespace
 
+namespace {
+void add_banks(BankStats& sum, const BankStats& s) {
+  sum.requests += s.requests;
+  sum.wavefronts += s.wavefronts;
+  sum.ideal_wavefronts += s.ideal_wavefronts;
+  sum.max_ways = std::max(sum.max_ways, s.max_ways);
+}
+}  // namespace
+
 void clear_launch_stats() {
   std::lock_guard<std::mutex> lock(stats_mutex);
   last_stats = MemoryStats{};
+  last_shared_stats = SharedMemoryStats{};
 }
 
 void LaunchRecords::merge(Worker& w) {
@@ -223,6 +343,17 @@ void LaunchRecords::merge(Worker& w) {
   Instr& I = *w.instr;
   std::lock_guard<std::mutex> lock(m_);
   for (const Site& site : I.sites) {
+    if (site.key.shared) {
+      SharedLineStats& l = shared_lines_[{site.key.file ? site.key.file : "?", site.key.line, site.key.store}];
+      if (l.bytes == 0) {
+        l.file = site.key.file ? site.key.file : "?";
+        l.line = site.key.line;
+        l.store = site.key.store;
+        l.bytes = site.bytes;
+      }
+      add_banks(l.stats, site.banks);
+      continue;
+    }
     LineStats& l = lines_[{site.key.file ? site.key.file : "?", site.key.line, site.key.store}];
     if (l.bytes == 0) {
       l.file = site.key.file ? site.key.file : "?";
@@ -239,8 +370,10 @@ void LaunchRecords::merge(Worker& w) {
 }
 
 void LaunchRecords::publish(bool instrumented) {
-  if (!instrumented && lines_.empty()) return;
+  if (!instrumented && lines_.empty() && shared_lines_.empty()) return;
   MemoryStats stats;
+  SharedMemoryStats shared;
+  shared.instrumented = true;
   stats.instrumented = true;
   for (auto& entry : lines_) {
     const LineStats& l = entry.second;
@@ -252,30 +385,67 @@ void LaunchRecords::publish(bool instrumented) {
   }
   std::stable_sort(stats.lines.begin(), stats.lines.end(),
                    [](const LineStats& a, const LineStats& b) { return a.stats.sectors > b.stats.sectors; });
+  for (auto& entry : shared_lines_) {
+    const SharedLineStats& l = entry.second;
+    add_banks(l.store ? shared.stores : shared.loads, l.stats);
+    shared.lines.push_back(l);
+  }
+  std::stable_sort(shared.lines.begin(), shared.lines.end(),
+                   [](const SharedLineStats& a, const SharedLineStats& b) {
+                     return a.stats.wavefronts > b.stats.wavefronts;
+                   });
   std::lock_guard<std::mutex> lock(stats_mutex);
   last_stats = std::move(stats);
+  last_shared_stats = std::move(shared);
 }
 }  // namespace wb_emu::internal
 
 namespace wb_emu {
 using namespace internal;
 
+SharedMemoryStats last_launch_shared_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return last_shared_stats;
+}
+
 MemoryStats last_launch_memory_stats() {
   std::lock_guard<std::mutex> lock(stats_mutex);
   return last_stats;
 }
 
+namespace {
+// The running thread's access, waiting in its warp's list for the rest of its request.
+void add_event(Worker& w, Instr& I, std::uintptr_t a, unsigned bytes, const SiteKey& key) {
+  const unsigned t = static_cast<unsigned>(w.current);
+  auto it = I.site_index.find(key);
+  std::uint32_t site;
+  if (it != I.site_index.end()) {
+    site = it->second;
+  } else {
+    site = static_cast<std::uint32_t>(I.sites.size());
+    I.sites.push_back(Site{key, static_cast<int>(bytes), AccessStats{}, BankStats{}});
+    I.site_index.emplace(key, site);
+    I.kcount.resize(I.kcount.size() + w.n, 0);
+  }
+  const std::uint32_t k = I.kcount[std::size_t(site) * w.n + t]++;
+  I.warp_events[t / 32].push_back(Event{site, k, bytes, t % 32, a});
+}
+}  // namespace
+
 namespace detail {
-void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line) {
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line, unsigned align,
+                   const char* type) {
   Worker* wp = current_worker();
   if (!wp || wp->current < 0 || !wp->g) return;  // not inside a kernel
   Worker& w = *wp;
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  if (a & (align - 1)) misaligned_access(w, a, bytes, align, type, store, file, line);
   const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
   if (a + kSharedSlack >= sh && a < sh + kSharedLimit + kSharedSlack) {
     const auto offset = static_cast<std::ptrdiff_t>(a - sh);
     if (!shared_in_bounds(w, offset, bytes)) shared_out_of_bounds(w, offset, bytes, store, file, line);
     shared_access(w, static_cast<std::size_t>(offset), bytes, store, file, line);
+    add_event(w, *w.instr, a, bytes, SiteKey{file, line, store, true});
     return;
   }
   const unsigned t = static_cast<unsigned>(w.current);
@@ -283,19 +453,24 @@ void record_access(const volatile void* addr, unsigned bytes, bool store, const 
     if (f->on_stack(a)) return;  // the thread's own stack (local arrays)
   if (!global_in_bounds(w, a, bytes)) global_out_of_bounds(w, a, bytes, store, file, line);
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
-  const SiteKey key{file, line, store};
-  auto it = I.site_index.find(key);
-  std::uint32_t site;
-  if (it != I.site_index.end()) {
-    site = it->second;
-  } else {
-    site = static_cast<std::uint32_t>(I.sites.size());
-    I.sites.push_back(Site{key, static_cast<int>(bytes), AccessStats{}});
-    I.site_index.emplace(key, site);
-    I.kcount.resize(I.kcount.size() + w.n, 0);
+  add_event(w, I, a, bytes, SiteKey{file, line, store, false});
+}
+
+void note_atomic(const volatile void* addr, unsigned bytes) {
+  Worker* wp = current_worker();
+  if (!wp || wp->current < 0 || !wp->g) return;
+  Worker& w = *wp;
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
+  if (a < sh || a + bytes > sh + kSharedLimit) return;
+  Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+  const std::size_t offset = a - sh, end = offset + bytes;
+  for (std::size_t word = offset / 4; word <= (end - 1) / 4; ++word) {
+    const std::size_t lo = word * 4 < offset ? offset - word * 4 : 0, hi = end - word * 4 < 4 ? end - word * 4 : 4;
+    Written& wr = I.written[word];
+    if (wr.block != I.block_stamp) wr = Written{I.block_stamp, 0};
+    wr.mask |= static_cast<std::uint8_t>(((1u << hi) - 1) & ~((1u << lo) - 1));
   }
-  const std::uint32_t k = I.kcount[std::size_t(site) * w.n + t]++;
-  I.warp_events[t / 32].push_back(Event{site, k, bytes, 0, a});
 }
 
 void* name_dynamic_shared(const char* name) {

@@ -4,6 +4,7 @@
 
 #include "worker.hpp"
 
+#include <wb_emu/diagnostics.hpp>
 #include <wb_emu/launch.hpp>
 
 #include <map>
@@ -36,5 +37,6 @@ class LaunchRecords {
  private:
   std::mutex m_;
   std::map<std::tuple<std::string, int, bool>, LineStats> lines_;
+  std::map<std::tuple<std::string, int, bool>, SharedLineStats> shared_lines_;
 };
 }  // namespace wb_emu::internal

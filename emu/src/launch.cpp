@@ -1,12 +1,14 @@
 // CPU backend: a launch. Its configuration is checked as CUDA checks it (a refused launch does
 // nothing and leaves the error for cudaGetLastError); then its blocks are spread over the worker
 // threads, each taking the next block from a shared counter, and the first fault is reported (to
-// stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block.
+// stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block;
+// so is, in instrumented builds, a warning for threads that exited before a barrier.
 #include "errors.hpp"
 #include "instrument.hpp"
 #include "pool.hpp"
 #include "worker.hpp"
 
+#include <wb_emu/diagnostics.hpp>
 #include <wb_emu/launch.hpp>
 
 #include <atomic>
@@ -14,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace wb_emu {
@@ -46,6 +50,31 @@ std::mutex log_mutex;
 bool logging = false;
 std::vector<LaunchConfig> logged;
 
+// The warning of the most recent launch, and the (launch site, barrier) pairs already warned of.
+std::mutex warning_mutex;
+std::string last_warning;
+std::set<std::tuple<std::string, int, std::string, int>> warned;
+
+// An instrumented launch whose blocks had threads exit before a barrier the rest reached: one
+// warning, for the lowest such block, printed the first time this launch site and barrier give it.
+void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
+  const std::string text =
+      where(g.site->file, g.site->line) + ": warning: in " + g.site->kernel + ", launched here with grid " +
+      triple(g.grid.x, g.grid.y, g.grid.z) + " and block " + triple(g.block.x, g.block.y, g.block.z) +
+      "; in block " + triple(e.block_idx.x, e.block_idx.y, e.block_idx.z) + ":\n  " + thread_list(e.exited) +
+      (e.exited.size() == 1 ? " has" : " have") + " exited before the __syncthreads() at " + where(e.file, e.line) +
+      " that the rest of the block reached\n  This is correct (an exited thread counts as arrived at a barrier, "
+      "on a GPU as here) and is not an error; but the exited threads take no part in what the barrier orders: no "
+      "thread may need a shared-memory element that they would have written. Keeping every thread to the end and "
+      "guarding its work with `if (i < n)` avoids the question.";
+  std::lock_guard<std::mutex> lock(warning_mutex);
+  last_warning = text;
+  if (warned.insert({g.site->file ? g.site->file : "?", g.site->line, e.file ? e.file : "?", e.line}).second) {
+    std::fprintf(stderr, "%s\n", text.c_str());
+    std::fflush(stderr);
+  }
+}
+
 }  // namespace
 }  // namespace internal
 
@@ -73,6 +102,11 @@ void append_profile(const char* kernel) {
 std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
 }  // namespace
 
+std::string last_launch_warning() {
+  std::lock_guard<std::mutex> lock(warning_mutex);
+  return last_warning;
+}
+
 SharedUse last_launch_shared_memory() { return {last_static_shared.load(), last_dynamic_shared.load()}; }
 
 void log_launches(bool on) {
@@ -93,6 +127,10 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     if (logging) logged.push_back({grid, block, shared_bytes, stream});
   }
   clear_launch_stats();
+  {
+    std::lock_guard<std::mutex> lock(warning_mutex);
+    last_warning.clear();
+  }
   last_static_shared = 0;
   last_dynamic_shared = 0;
   if (sticky() != cudaSuccess) {
@@ -111,10 +149,13 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   std::atomic<bool> failed{false};
   LaunchRecords records;
-  auto work = [&g, &failed, &records, blocks](std::atomic<std::uint64_t>* next) {
+  std::mutex note_mutex;
+  Worker::ExitNote note;  // the lowest block's, of every worker's
+  auto work = [&g, &failed, &records, &note_mutex, &note, blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
     for (Worker::Range& r : worker().alloc_cache) r = Worker::Range{};  // allocations may have changed
+    worker().exit_note.set = false;
     for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
                           (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
       const bool ok = run_block(g, b);
@@ -134,6 +175,10 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     }
     Worker& w = worker();
     records.merge(w);
+    if (w.exit_note.set) {
+      std::lock_guard<std::mutex> lock(note_mutex);
+      if (!note.set || w.exit_note.block < note.block) note = w.exit_note;
+    }
     w.g = nullptr;
     w.current = -1;
   };
@@ -147,6 +192,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   }
   records.publish(site.instrumented);
   if (site.instrumented) append_profile(site.kernel);
+  if (note.set && !failed) warn_exit_before_barrier(g, note);
 }
 
 }  // namespace wb_emu

@@ -194,6 +194,22 @@ void complete_warp_op(Worker& w, unsigned t) {
   }
 }
 
+// Instrumented launches: the barrier at file:line releases while some threads of the block have
+// exited. Correct, on a GPU as here (an exited thread counts as arrived); noted once per worker and
+// launch, and the launch prints one warning (launch.cpp).
+void note_exit_before_barrier(Worker& w, const char* file, int line) {
+  if (w.exit_note.set || !w.g->site->instrumented) return;
+  Worker::ExitNote& e = w.exit_note;
+  e.set = true;
+  e.block = w.block_linear;
+  e.block_idx = blockIdx;
+  e.file = file;
+  e.line = line;
+  e.exited.clear();
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.th[t].st == St::done) e.exited.push_back(t);
+}
+
 // Every live thread waits: release the barrier, or report why the block can never go on.
 void resolve_block(Worker& w) {
   for (unsigned t = 0; t < w.n; ++t) {
@@ -250,6 +266,7 @@ void resolve_block(Worker& w) {
         w.th[t].result = static_cast<std::uint64_t>(count);
         w.ready.push_back(t);
       }
+    if (w.live < w.n) note_exit_before_barrier(w, file0, line0);
     if (w.instr_active) instr_barrier_released(w);
     return;
   }
@@ -371,7 +388,9 @@ int barrier(const char* file, int line, int pred) {
   if (w.current < 0) return pred != 0;  // not inside a kernel
   ThreadRec& r = w.th[static_cast<std::size_t>(w.current)];
   if (w.live == 1 && w.next >= w.n) {  // the only live thread: nothing to wait for
+    if (w.n > 1) note_exit_before_barrier(w, file, line);
     if (w.instr_active) instr_barrier_released(w);
+    if (w.fault) fault_here(w, w.message);  // a read of unwritten shared memory before this barrier
     return pred != 0;
   }
   r.st = St::at_barrier;

@@ -80,6 +80,17 @@ struct Worker {
   };
   Range alloc_cache[4];
   unsigned alloc_cache_next = 0;
+  // instrumented launches: the first barrier of this worker's blocks that some threads of the
+  // block had exited before (a warning, never a fault); cleared at every launch
+  struct ExitNote {
+    bool set = false;
+    std::uint64_t block = 0;  // the block's linear number
+    uint3 block_idx{0, 0, 0};
+    const char* file = nullptr;  // the barrier
+    int line = 0;
+    std::vector<unsigned> exited;  // the threads that had exited
+  };
+  ExitNote exit_note;
 };
 
 /// This OS thread's worker state, made on first use and kept for the process.

@@ -216,7 +216,10 @@ TEST_CASE("atomics on shared memory, the early-return idiom and __syncwarp are n
   for (int i = 0; i < n; ++i) in[i] = i * 3;
   int* out = device_array<int>(n, -1);
   const std::string err = capture_stderr([&] { REQUIRE(emu_test::shared_count(in, out, n) == cudaSuccess); });
-  CHECK(err.empty());
+  // no fault: only the warning for the threads of the last block that return before the barrier
+  CHECK(err.find("error:") == std::string::npos);
+  CHECK_THAT(err, ContainsSubstring("warning: in shared_count_kernel"));
+  CHECK_THAT(err, ContainsSubstring("threads 232-255 have exited before the __syncthreads() at "));
   for (int i = 0; i < n; ++i) {
     const int start = i / 256 * 256, active = std::min(256, n - start);
     int even = 0;

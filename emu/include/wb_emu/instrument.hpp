@@ -12,6 +12,8 @@
 ///   - launches pass `instrumented` in their LaunchSite.
 /// `p[i]` (for a gptr or an sview) is a `ref<T>`: converting it to T records a load, assigning
 /// to it a store, `+=` & co. both, each with the file and line where the index was written.
+/// An access whose address is not a multiple of its type's alignment (a float4 load from an
+/// address that is not 16-byte aligned) is a kernel fault, as a GPU's "misaligned address".
 /// The runtime sorts each access by address: global memory goes to the launch's coalescing
 /// statistics (last_launch_memory_stats()), shared memory to the race check, the thread's own
 /// stack is ignored. An access out of bounds is a kernel fault before it happens: a shared address
@@ -35,8 +37,27 @@
 namespace wb_emu {
 namespace detail {
 /// Records one access by the running kernel thread (nothing outside a kernel). An address that is
-/// in no allocation, or past the shared memory the block has, is a kernel fault (never returns).
-void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line);
+/// not a multiple of `align` (the type's alignment: 16 for a float4, as a GPU requires), in no
+/// allocation, or past the shared memory the block has, is a kernel fault (never returns).
+/// `type` names a vector type in messages ("float4"), or is nullptr.
+void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line,
+                   unsigned align = 1, const char* type = nullptr);
+
+/// An atomic through a recorded pointer: not recorded (never part of a race), but the shared bytes
+/// it touches count as written (a counter cleared by atomicExch is not read unwritten later).
+void note_atomic(const volatile void* addr, unsigned bytes);
+
+/// The name of a built-in vector type, for messages ("float4"); nullptr for other types.
+template <class T>
+constexpr const char* vector_name() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same<U, float2>::value) return "float2";
+  else if constexpr (std::is_same<U, float4>::value) return "float4";
+  else if constexpr (std::is_same<U, double2>::value) return "double2";
+  else if constexpr (std::is_same<U, int2>::value) return "int2";
+  else if constexpr (std::is_same<U, int4>::value) return "int4";
+  else return nullptr;
+}
 /// Names the launch's dynamic shared memory (`extern __shared__ T name[];`) in messages and
 /// returns its start (the end of the region when the launch gave none, so any access is past it).
 void* name_dynamic_shared(const char* name);
@@ -83,12 +104,12 @@ class ref {
 
   value_type load() const {
     if (bad_) detail::shared_index_fault(*bad_, "read", file_, line_);
-    detail::record_access(p_, sizeof(T), false, file_, line_);
+    detail::record_access(p_, sizeof(T), false, file_, line_, alignof(T), detail::vector_name<T>());
     return *p_;
   }
   void store(const value_type& v) const {
     if (bad_) detail::shared_index_fault(*bad_, "write", file_, line_);
-    detail::record_access(p_, sizeof(T), true, file_, line_);
+    detail::record_access(p_, sizeof(T), true, file_, line_, alignof(T), detail::vector_name<T>());
     *p_ = v;
   }
   operator value_type() const { return load(); }  // NOLINT: implicit on purpose
@@ -276,10 +297,12 @@ decltype(auto) instrumented_cast(From&& f) {
 }
 }  // namespace wb_emu
 
-// Atomics through a recorded pointer act on the raw memory (atomics are not recorded).
+// Atomics through a recorded pointer act on the raw memory (atomics are not recorded; the shared
+// bytes they touch count as written).
 #define WB_EMU_GPTR_ATOMIC(name)                                                          \
   template <class T, class... A>                                                          \
   auto name(::wb_emu::gptr<T> p, A... a)->decltype(name(p.get(), a...)) {                \
+    ::wb_emu::detail::note_atomic(p.get(), sizeof(T));                                    \
     return name(p.get(), a...);                                                           \
   }
 WB_EMU_GPTR_ATOMIC(atomicAdd)

@@ -1,0 +1,53 @@
+/// \file
+/// \brief What the CPU backend's instrumented launches report beside their global-memory
+/// statistics (launch.hpp): the bank conflicts of their shared-memory requests, and the warning
+/// for threads that exit before a `__syncthreads()` the rest of their block reaches. Defined in
+/// emu/src/instrument.cpp and emu/src/launch.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb_emu {
+
+/// Shared-memory traffic, counted as a GPU's shared-memory unit serves it. Shared memory is 32
+/// banks of 4-byte words (the word at byte address a is in bank (a / 4) mod 32). A request is one
+/// warp's access at one instruction, grouped as for global memory (the lanes that make their k-th
+/// access of that direction at that source line, never across a __syncthreads()). Its lanes are
+/// served in phases: all 32 lanes at once for accesses of up to 4 bytes, half-warps (16 lanes) for
+/// 8 bytes, quarter-warps (8 lanes) for 16 bytes. A phase takes as many wavefronts as the busiest
+/// bank has distinct words among that phase's lanes: lanes that touch the same word share it (a
+/// broadcast), so the ideal is one wavefront per phase, and an n-way bank conflict takes n.
+struct BankStats {
+  std::uint64_t requests = 0;          ///< warp requests
+  std::uint64_t wavefronts = 0;        ///< wavefronts they took
+  std::uint64_t ideal_wavefronts = 0;  ///< one per phase: what they would take without bank conflicts
+  unsigned max_ways = 0;               ///< the most wavefronts any one phase took (32: a 32-way conflict)
+};
+/// One source line's shared-memory loads or stores.
+struct SharedLineStats {
+  std::string file;    ///< the kernel's source file
+  int line = 0;        ///< its line; 0 for an access through `*p`
+  bool store = false;  ///< stores (true) or loads (false)
+  int bytes = 0;       ///< bytes per lane of the line's first access
+  BankStats stats;     ///< the line's requests and wavefronts
+};
+/// What an instrumented launch did to shared memory, through recorded accesses (not atomics,
+/// shared scalars or arrays of structs).
+struct SharedMemoryStats {
+  bool instrumented = false;  ///< false when the kernel's file was not built instrumented
+  BankStats loads;            ///< shared-memory loads, summed over the launch
+  BankStats stores;           ///< shared-memory stores, summed over the launch
+  std::vector<SharedLineStats> lines;  ///< per source line and direction, most wavefronts first
+};
+/// The shared-memory statistics of the most recent launch (not instrumented: `instrumented` is false).
+SharedMemoryStats last_launch_shared_stats();
+
+/// The warning of the most recent launch ("" if none): in an instrumented build, threads that
+/// exited before a `__syncthreads()` that the rest of their block reached (correct, never an
+/// error). It is printed to stderr the first time a launch site and barrier give it, not at every
+/// launch.
+std::string last_launch_warning();
+
+}  // namespace wb_emu
