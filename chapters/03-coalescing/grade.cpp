@@ -1,6 +1,7 @@
 // Chapter 03's grader: student::transpose against a host reference on awkward shapes, then the
-// chapter's bar: coalesced global memory. On a GPU that is a minimum speed against the solution;
-// on the CPU backend, the sectors each warp request touches, counted by the instrumented build.
+// chapter's bar: coalesced global memory and a tile without bank conflicts. On a GPU that is a
+// minimum speed against the solution; on the CPU backend, the sectors each global warp request
+// touches and the wavefronts each shared one takes, counted by the instrumented build.
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -9,11 +10,15 @@
 
 #include "transpose.cuh"
 #include "wb/grader.hpp"
+#ifdef WB_EMU
+#include <wb_emu/diagnostics.hpp>
+#endif
 
 namespace {
 
 constexpr double kMinSpeed = 0.7;       // GPU: at least 0.7x the solution's speed
 constexpr double kMinEfficiency = 0.8;  // CPU backend: bytes used / bytes of the sectors fetched
+constexpr double kMaxWays = 2.0;        // CPU backend: shared-memory wavefronts per request / the ideal
 
 // ---- CPU reference ----
 std::vector<float> transpose_reference(const std::vector<float>& in, int rows, int cols) {
@@ -144,6 +149,8 @@ TEST_CASE("no shared-memory race (GPU: compute-sanitizer racecheck on small tran
 
 #ifdef WB_EMU
 TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per request)", "[03][coalescing]") {
+  // On a GPU an unpadded 32 x 32 tile fails the speed bar (32-way bank conflicts; the mutant
+  // unpadded_tile): here it fails as too slow as well, from the wavefronts its shared requests take.
   const int rows = 256, cols = 288;
   WB_REQUIRE_MATCH(run_case(rows, cols));
   const wb_emu::MemoryStats stats = wb_emu::last_launch_memory_stats();
@@ -174,6 +181,35 @@ TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per
     WB_FAIL_TOO_SLOW("the transpose is right but not coalesced: " + problems +
                      ". Let threadIdx.x run along rows for both the read and the write: stage a tile in shared memory "
                      "and write it out transposed (see the chapter's lesson)");
+  // Shared memory: 32 banks of 4-byte words; a warp's request takes as many turns (wavefronts) as
+  // its busiest bank holds distinct words.
+  std::string conflicts;
+  const wb_emu::SharedMemoryStats shared = wb_emu::last_launch_shared_stats();
+  for (const auto* dir : {&shared.loads, &shared.stores}) {
+    if (dir->requests == 0) continue;
+    const bool store = dir == &shared.stores;
+    const double ways = double(dir->wavefronts) / double(dir->ideal_wavefronts);
+    char line[512];
+    std::snprintf(line, sizeof line, "shared-memory %s: %.1f wavefronts per warp request where %.1f would do",
+                  store ? "stores" : "loads", double(dir->wavefronts) / dir->requests,
+                  double(dir->ideal_wavefronts) / dir->requests);
+    std::cout << "  " << line << "\n";
+    if (ways <= kMaxWays) continue;
+    std::string worst;
+    for (const auto& l : shared.lines)
+      if (l.store == store) {
+        worst = " (worst at " + from_repo_root(l.file) + ":" + std::to_string(l.line) + ", " +
+                std::to_string(l.stats.max_ways) + "-way)";
+        break;
+      }
+    conflicts += std::string(conflicts.empty() ? "" : "; ") + line + worst;
+  }
+  if (!conflicts.empty())
+    WB_FAIL_TOO_SLOW("the transpose is right and coalesced, but its tile has shared-memory bank conflicts: " +
+                     conflicts +
+                     ". A warp that reads down a column of a 32 x 32 float tile finds all 32 words in one bank, "
+                     "served one after another (a GPU grade fails such a transpose on speed); "
+                     "pad the tile to [32][33], so that a column's words fall in 32 different banks");
 }
 #else
 TEST_CASE("every warp's loads and stores are coalesced (CPU backend: sectors per request)", "[03][coalescing]") {
