@@ -81,13 +81,15 @@ src_dir() {  # id -> its folder, relative to the root
   esac
 }
 
-# The learner's kernel file (relative to the root): the folder's one .cu file.
+# The learner's kernel file (relative to the root): the folder's one .cu file (named after its
+# pristine copy when the learner deleted it).
 kernel_file() {
-  local f
-  for f in "$root/$(src_dir "$1")"/*.cu; do
-    [[ -f $f ]] && { echo "${f#"$root/"}"; return; }
+  local f folder
+  folder=$(src_dir "$1")
+  for f in "$root/$folder"/*.cu "$root/tests/stubs/${folder#chapters/}"/*.cu "${dir:-/nonexistent}/pristine/$1"/*.cu; do
+    [[ -f $f ]] && { echo "$folder/$(basename "$f")"; return; }
   done
-  echo "$(src_dir "$1")/?.cu"
+  echo "$folder/?.cu"
 }
 
 # resolve NAME: the one chapter or exercise NAME names, on stdout; exit 2 with the candidates when
@@ -446,6 +448,11 @@ cmd_reset() {
   if ! stub=$(pristine_stub "$id"); then
     echo "reset: no pristine copy of $k was found; grade once ($me grade ${id%%-*}) so that the build keeps one" >&2
     exit 1
+  fi
+  if [[ ! -f $root/$k ]]; then
+    cp "$stub" "$root/$k"
+    echo "$k was missing: it is the stub again."
+    return 0
   fi
   if cmp -s "$stub" "$root/$k"; then
     echo "$k is already the stub: nothing to do."

@@ -78,6 +78,10 @@ echo "more work" >"$k"
 out=$(cmd_reset naive --yes </dev/null)
 expect_contains "reset --yes asks nothing" "$out" "is the stub again"
 expect_not_contains "reset --yes" "$out" "[y/N]"
+rm "$k"
+out=$(cmd_reset 1 </dev/null)
+expect_contains "reset of a deleted file" "$out" "was missing: it is the stub again"
+cmp -s "$k" "$root/tests/stubs/01-naive-add/kernel.cu" || fail "reset did not restore a deleted file"
 # An exercise's pristine copy is under tests/stubs/exercises/; an older build's copy is used too.
 echo "stub x01" >"$root/tests/stubs/exercises/01-histogram/kernel.cu"
 out=$(cmd_reset hist --yes)
