@@ -643,7 +643,7 @@ cmd_check() {
     build_target "inspect-$id-cpu" "$g/$id.check.log" || return 0
     exe="$dir/inspect-$id-cpu"
     spec=$(small_case "$exe")
-    echo "== $id: running $spec instrumented: every shared-memory access checked, every global access placed"
+    echo "== $id: running ${spec//\\/} instrumented: every shared-memory access checked, every global access placed"
     { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "$exe" "$spec" 2>&1) || true; } >>"$g/$id.check.log" 2>/dev/null
     emu_fault_summary "$g/$id.check.log" | sed 's/^/  /'
     echo "  (CPU backend: what a GPU's compute-sanitizer would find, as the emulation sees it; full log: ${g#"$root/"}/$id.check.log)"
@@ -660,7 +660,7 @@ cmd_check() {
   local tool
   for tool in memcheck racecheck synccheck; do
     local log="$g/$id.check-$tool.log"
-    echo "== $id: compute-sanitizer --tool $tool on $spec" >&2
+    echo "== $id: compute-sanitizer --tool $tool on ${spec//\\/}" >&2
     local command=(compute-sanitizer --tool "$tool" --error-exitcode 86 --print-limit 20 "$exe" "$spec")
     if [[ -n ${WB_PRINT_COMMAND:-} ]]; then echo "   ${command[*]}"; continue; fi
     { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >"$log" 2>/dev/null
@@ -777,7 +777,7 @@ cmd_profile() {
       { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 WB_EMU_PROFILE="$g/$id.profile-$who.tsv" "$exe" "$spec" 2>&1) || true; } \
         >>"$g/$id.profile.log" 2>/dev/null
       echo
-      echo "$who ($spec), global memory per source line, summed over the run's launches:"
+      echo "$who (${spec//\\/}), global memory per source line, summed over the run's launches:"
       if [[ -s $g/$id.profile-$who.tsv ]]; then emu_profile_table "$g/$id.profile-$who.tsv"
       else echo "  no instrumented launch recorded a global-memory access (see ${g#"$root/"}/$id.profile.log)"; fi
     done

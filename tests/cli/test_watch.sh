@@ -7,10 +7,10 @@ fake_graded 02-grid-stride
 cmd_grade() { echo "GRADED $*"; }   # stands in for the build and the grader
 export WB_WATCH_POLL=1 WB_WATCH_INTERVAL=0.2 WB_NO_CONFIGURE=1
 log="$scratch/watch.log"
-wait_for() {  # text: up to 10 s
+wait_for() {  # text: up to 30 s
   local i
-  for ((i = 0; i < 100; i++)); do grep -qF "$1" "$log" && return 0; sleep 0.1; done
-  fail "watch: no '$1' within 10 s; its output: $(cat "$log")"
+  for ((i = 0; i < 300; i++)); do grep -qF "$1" "$log" && return 0; sleep 0.1; done
+  fail "watch: no '$1' within 30 s; its output: $(cat "$log")"
   return 1
 }
 
