@@ -44,4 +44,26 @@ wait_for "Watching 1 file"
 expect_eq "watch NN grades it at once" "$(grep -c 'GRADED 01-naive-add' "$log")" 1
 kill -INT "$pid"
 wait "$pid" || fail "watch NN: exit status $? after Ctrl-C"
+
+# With inotifywait on PATH it waits for the folders' events instead of polling (a stand-in that
+# records its arguments and returns after a moment, as a save would make it).
+mkdir -p "$scratch/bin"
+cat >"$scratch/bin/inotifywait" <<EOS
+#!/usr/bin/env bash
+echo "\$*" >>"$scratch/inotify-calls"
+sleep 0.2
+EOS
+chmod +x "$scratch/bin/inotifywait"
+set -m
+PATH="$scratch/bin:$PATH" WB_WATCH_POLL= cmd_watch 1 2 >"$log" 2>&1 &
+pid=$!
+set +m
+wait_for "Watching 2 files (inotifywait)"
+echo "// saved again" >>"$root/chapters/01-naive-add/kernel.cu"
+wait_for "GRADED 01-naive-add"
+kill -INT "$pid"
+wait "$pid" || fail "watch with inotifywait: exit status $? after Ctrl-C"
+calls=$(head -n1 "$scratch/inotify-calls")
+expect_eq "inotifywait's events and folders" "$calls" \
+  "-qq -e close_write -e moved_to -e create $root/chapters/01-naive-add $root/chapters/02-grid-stride"
 finish
