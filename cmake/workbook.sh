@@ -352,6 +352,12 @@ cmd_status() {
     printf '  %-18s %-17s %s\n' "$c" "$verdict" "$why"
   done
   echo "$correct of $n correct; $((n - graded)) not graded yet."
+  # The other backend's grades are kept in its own build folder.
+  local other=gpu other_backend=cuda
+  [[ $backend == cuda ]] && other=cpu other_backend=cpu
+  if [[ -z ${WB_BUILD_DIR:-} ]] && compgen -G "$root/build/$other/grades/*.status" >/dev/null; then
+    echo "Grades on the $([[ $other == gpu ]] && echo GPU || echo "CPU backend") are kept apart: WB_BACKEND=$other_backend $me status"
+  fi
 }
 
 # ---- hint -------------------------------------------------------------------------------------

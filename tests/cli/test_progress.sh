@@ -28,6 +28,10 @@ expect_contains "status too slow, edited since" "$out" "03-coalescing      too s
 expect_contains "status crashed" "$out" "x01-histogram      crashed           SIGSEGV"
 expect_contains "status not graded" "$out" "x02-scan           not graded        run: bash cmake/workbook.sh grade x02"
 expect_contains "status tally" "$out" "1 of 5 correct; 1 not graded yet."
+mkdir -p "$root/build/gpu/grades"
+printf 'correct\t\t0.98x the solution\n' >"$root/build/gpu/grades/01-naive-add.status"
+out=$(WB_BUILD_DIR= cmd_status)
+expect_contains "status: the other backend's grades" "$out" "Grades on the GPU are kept apart: WB_BACKEND=cuda bash cmake/workbook.sh status"
 out=$(cmd_status hist)
 expect_contains "status NN" "$out" "x01-histogram"
 expect_not_contains "status NN: only that one" "$out" "01-naive-add "
