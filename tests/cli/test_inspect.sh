@@ -131,6 +131,11 @@ expect_contains "profile on the CPU backend: yours" "$out" "yours ([racecheck]),
 expect_contains "profile on the CPU backend: solution" "$out" "solution ([racecheck]), global memory per source line"
 expect_contains "profile on the CPU backend: a line" "$out" "chapters/03-coalescing/transpose.cu:19       store        192             32.0    4.0"
 expect_not_contains "profile on the CPU backend: no times" "$out" "duration"
+# A grader with a [coalescing] case: profile runs that one (what its verdict counts).
+sed -i 's/\[\[ \$2 == .\[racecheck\]. \]\]/[[ $2 == "[racecheck]" || $2 == "[coalescing]" ]]/' "$dir/inspect-03-coalescing-cpu"
+grep -q coalescing "$dir/inspect-03-coalescing-cpu" || fail "the stand-in grader was not given a [coalescing] case"
+out=$(cmd_profile 3 2>&1)
+expect_contains "profile on the CPU backend: the coalescing case first" "$out" "yours ([coalescing]), global memory per source line"
 
 # A chapter this backend does not build (CUDA only, or no libtorch): said.
 cmake() { echo "ninja: error: unknown target 'inspect-03-coalescing-cpu'"; return 1; }
