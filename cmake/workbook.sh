@@ -608,7 +608,8 @@ emu_fault_summary() {
   awk -v root="$root/" '
     function shorten(s) { gsub(root, "", s); gsub(/ \(threadIdx [0-9,]+\)/, "", s); return s }
     function done() {
-      kind = msg ~ /race on/ ? "races" : (msg ~ /__syncthreads|lanes|mask|barrier/ ? "barriers" : "bounds")
+      kind = msg ~ /race on/ ? "races" : msg ~ /which no thread of the block has written/ ? "unwritten" : \
+             msg ~ /__syncthreads|lanes|mask|barrier/ ? "barriers" : "bounds"
       if (kind == "races") sub(/: two threads touch it.*/, "", msg)
       n[kind]++
       if (!(kind in first)) first[kind] = shorten(msg (kind == "races" && detail != "" ? ": " detail : ""))
@@ -621,14 +622,16 @@ emu_fault_summary() {
     /^test cases: .*[1-9][0-9]* failed/ { failed = 1 }
     END {
       if (state == 2) done()
-      split("races bounds barriers", kinds, " ")
+      split("races bounds barriers unwritten", kinds, " ")
       name["races"] = "shared-memory races (as racecheck):"
-      name["bounds"] = "out-of-bounds accesses (as memcheck):"
+      name["bounds"] = "out-of-bounds or misaligned (as memcheck):"
       name["barriers"] = "barriers and warp masks (as synccheck):"
-      for (i = 1; i <= 3; i++) {
+      name["unwritten"] = "reads of unwritten shared memory:"
+      for (i = 1; i <= 4; i++) {
         k = kinds[i]
-        if (n[k] == 0) printf "%-40s none\n", name[k]
-        else printf "%-40s %d fault%s, the first: %s\n", name[k], n[k], n[k] == 1 ? "" : "s", first[k]
+        if (k == "unwritten" && n[k] == 0) continue  # no GPU tool finds these: said only when there are some
+        if (n[k] == 0) printf "%-43s none\n", name[k]
+        else printf "%-43s %d fault%s, the first: %s\n", name[k], n[k], n[k] == 1 ? "" : "s", first[k]
       }
       if (failed) print "(some of these cases also failed their checks: grade it for the diagnosis)"
     }' "$1"

@@ -36,9 +36,10 @@ expect_eq "ncu row, microseconds, a template in an anonymous namespace" "$out" \
 
 fixture emu-fault.log >"$scratch/emu.log"
 out=$(emu_fault_summary "$scratch/emu.log")
-expect_contains "emu races" "$out" "shared-memory races (as racecheck):      2 faults, the first: shared-memory race on \`tile\` (__shared__) at byte offset 4 (element [0][1] of 4 bytes): thread 1 read it at chapters/03-coalescing/transpose.cu:23; thread 32 writes it at chapters/03-coalescing/transpose.cu:19"$'\n'
-expect_contains "emu bounds" "$out" "out-of-bounds accesses (as memcheck):    1 fault, the first: read of 4 bytes outside its array at chapters/03-coalescing/transpose.cu:18"
-expect_contains "emu barriers" "$out" "barriers and warp masks (as synccheck):  none"
+expect_contains "emu races" "$out" "shared-memory races (as racecheck):         2 faults, the first: shared-memory race on \`tile\` (__shared__) at byte offset 4 (element [0][1] of 4 bytes): thread 1 read it at chapters/03-coalescing/transpose.cu:23; thread 32 writes it at chapters/03-coalescing/transpose.cu:19"$'\n'
+expect_contains "emu bounds" "$out" "out-of-bounds or misaligned (as memcheck):  2 faults, the first: read of 4 bytes outside its array at chapters/03-coalescing/transpose.cu:18"
+expect_contains "emu unwritten" "$out" "reads of unwritten shared memory:           1 fault, the first: read of \`tile\` at byte offset 132 (element 33 of 4 bytes), which no thread of the block has written, at chapters/03-coalescing/transpose.cu:23"
+expect_contains "emu barriers" "$out" "barriers and warp masks (as synccheck):     none"
 expect_contains "emu: failed cases" "$out" "also failed their checks"
 
 fixture emu-profile.tsv >"$scratch/emu.tsv"
@@ -124,7 +125,7 @@ EOF
 cp "$dir/inspect-03-coalescing-cpu" "$dir/inspect-03-coalescing-solution-cpu"
 chmod +x "$dir"/inspect-*
 out=$(cmd_check coalescing 2>&1)
-expect_contains "check on the CPU backend: races" "$out" "  shared-memory races (as racecheck):      2 faults"
+expect_contains "check on the CPU backend: races" "$out" "  shared-memory races (as racecheck):         2 faults"
 expect_contains "check on the CPU backend: says so" "$out" "CPU backend: what a GPU's compute-sanitizer would find"
 out=$(cmd_profile 3 2>&1)
 expect_contains "profile on the CPU backend: yours" "$out" "yours ([racecheck]), global memory per source line"
