@@ -1,7 +1,8 @@
 # libtorch discovery for chapter 05 (the only chapter that uses it; the others never see its headers).
 #   WB_TORCH (ON)  look for libtorch; OFF: chapter 05 is reported skipped
 #   Torch_DIR      libtorch's CMake config; found from the `torch` Python package when not set:
-#                  python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'
+#                  python3 -c 'import torch; print(torch.utils.cmake_prefix_path)', for the
+#                  venv's python3 (WB_VENV, .venv) when there is one
 # Sets, in the including scope:
 #   WB_TORCH_FOUND           ON when chapter 05 can be built for at least one backend
 #   WB_TORCH_BACKENDS        the backends of WB_BACKENDS it can be built for: cpu always, cuda only
@@ -11,6 +12,12 @@
 # backend's stand-ins for <c10/cuda/CUDAStream.h> and <c10/cuda/CUDAException.h>) and
 # wb::torch_cuda (libtorch with CUDA).
 option(WB_TORCH "Build chapter 05 (libtorch autograd wrapper) when libtorch is found" ON)
+# The Python that has torch and pytest: the project's venv, which cmake/setup.sh makes (a stock
+# Debian or Ubuntu python3 refuses pip installs, PEP 668), else the python3 on PATH.
+set(WB_VENV "${WB_ROOT}/.venv" CACHE PATH "The Python venv for chapter 05 (torch, pytest), made by cmake/setup.sh")
+if(EXISTS "${WB_VENV}/bin/python3")
+  set(Python3_EXECUTABLE "${WB_VENV}/bin/python3")
+endif()
 find_package(Python3 COMPONENTS Interpreter QUIET)
 
 set(WB_TORCH_FOUND OFF)
@@ -22,7 +29,8 @@ function(_wb_find_torch)
     set(WB_TORCH_MISSING_REASON "libtorch is switched off (-DWB_TORCH=OFF)" PARENT_SCOPE)
     return()
   endif()
-  if(NOT Torch_DIR OR NOT EXISTS "${Torch_DIR}/TorchConfig.cmake")
+  if(NOT Torch_DIR OR NOT EXISTS "${Torch_DIR}/TorchConfig.cmake"
+     OR (DEFINED WB_TORCH_DIR_FROM AND NOT WB_TORCH_DIR_FROM STREQUAL "${Python3_EXECUTABLE}"))
     if(NOT Python3_Interpreter_FOUND)
       set(WB_TORCH_MISSING_REASON "libtorch not found: no python3 to ask for the torch package (bash cmake/setup.sh installs it)" PARENT_SCOPE)
       return()
@@ -34,6 +42,7 @@ function(_wb_find_torch)
       return()
     endif()
     set(Torch_DIR "${prefix}/Torch" CACHE PATH "libtorch's CMake config (from the torch Python package)" FORCE)
+    set(WB_TORCH_DIR_FROM "${Python3_EXECUTABLE}" CACHE INTERNAL "the python whose torch gave Torch_DIR")
   endif()
 
   # Try libtorch's config apart first (once per Torch_DIR): it ends a configure it cannot serve.

@@ -1,20 +1,62 @@
 #!/usr/bin/env bash
-# Finds or installs what the workbook needs to build, grade and test:
-#   CMake >= 3.24, a C++17 compiler, Ninja, Catch2 v3, Boost.Context (the CPU backend's fibers; not
-#   needed when WB_PRESET=gpu, the CUDA backend alone), Doxygen + Graphviz (docs), GNU patch (the test
-#   suite applies its planted bugs with it), and for chapter 05
-#   the `torch` Python package (its libtorch and CMake config) and pytest, with pip.
-# On Debian/Ubuntu as root it installs what is missing (Catch2 v3 from bookworm-backports on
-# bookworm); elsewhere it stops with the exact list to install. The CUDA toolkit is optional:
-# without nvcc only the CPU backend is built. Without torch, chapter 05 is reported skipped and
-# the other chapters are unaffected; WB_TORCH=OFF skips installing it.
-#   bash cmake/setup.sh          # check and install
-#   bash cmake/setup.sh --check  # only check; exit 1 and print the list if anything is missing
+# Finds, or installs, what one workbook command needs, and nothing it does not:
+#   bash cmake/setup.sh grade   to build and grade: a C++17 compiler, CMake >= 3.24, Ninja, Catch2 v3,
+#                               Boost.Context (the CPU backend's fibers; not with WB_PRESET=gpu, the
+#                               CUDA backend alone);
+#                               and for chapter 05 (optional) torch and pytest in the project's
+#                               virtual environment, .venv
+#   bash cmake/setup.sh test    grade's, and GNU patch (the test suite's planted bugs are patches)
+#   bash cmake/setup.sh docs    grade's build tools (not torch), Doxygen and Graphviz
+#   bash cmake/setup.sh all     all of them (the default)
+#   ... --check                 only check: exit 1 and print what to install if anything required is missing
+# Missing packages: as root on Debian/Ubuntu it installs them with apt-get (Catch2 v3 from
+# bookworm-backports on bookworm); otherwise it stops and prints the exact command to run.
+# torch: `python3 -m venv --system-site-packages .venv` (so a torch already installed for python3 is
+# used as it is), then pip installs torch and pytest into .venv when they are missing there; CMake
+# uses .venv/bin/python3 when it exists (cmake/WorkbookTorch.cmake). Without torch, chapter 05 is
+# reported skipped and nothing else changes; WB_TORCH=OFF skips it. The CUDA toolkit is optional:
+# without nvcc only the CPU backend is built.
+# A run that found everything remembers it in build/setup-<what>.stamp, keyed on the tools' paths
+# and modification times: later runs return at once while those are unchanged (WB_SETUP=force
+# checks again).
 set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-check_only=0
-[[ "${1:-}" == "--check" ]] && check_only=1
+what=all check_only=0
+for arg in "$@"; do
+  case $arg in
+    grade|test|docs|all) what=$arg ;;
+    --check) check_only=1 ;;
+    *) echo "setup: unknown argument '$arg' (grade, test, docs or all; --check)" >&2; exit 2 ;;
+  esac
+done
+venv=${WB_VENV:-$root/.venv}
+need_torch=0
+[[ $what == grade || $what == test || $what == all ]] && [[ ${WB_TORCH:-ON} != OFF ]] && need_torch=1
 
+# ---- the cache ----
+stamp=$root/build/setup-$what.stamp
+# What the last complete check saw: every tool's path and time, Catch2's config, the venv's python
+# and the torch and pytest files it found (listed in the stamp's second line), the package
+# database, this script. Only stat and glob here: no tool is run.
+cache_key() {  # the files chapter 05's step found
+  local files=("$root/cmake/setup.sh" /var/lib/dpkg/status "$@") t p
+  for t in cmake ninja c++ patch doxygen dot python3; do
+    p=$(type -P "$t" || true)
+    files+=("${p:-/nonexistent/$t}")
+  done
+  files+=("$venv/bin/python3" /usr/lib/cmake/Catch2/Catch2Config.cmake /usr/lib/*/cmake/Catch2/Catch2Config.cmake
+          /usr/local/lib/cmake/Catch2/Catch2Config.cmake /usr/local/lib/*/cmake/Catch2/Catch2Config.cmake
+          /usr/lib/*/cmake/boost_context-*/boost_context-config.cmake)
+  echo "$what ${WB_TORCH:-ON} ${WB_PRESET:-} $venv ${CMAKE_PREFIX_PATH:-}"
+  stat -L -c '%n %Y' "${files[@]}" 2>/dev/null || true
+}
+if ((!check_only)) && [[ ${WB_SETUP:-} != force && -f $stamp ]]; then
+  read -r -a found < <(sed -n 2p "$stamp") || true
+  [[ $(sed -n '3,$p' "$stamp") == "$(cache_key "${found[@]}")" ]] && exit 0
+fi
+
+# ---- what is missing ----
 have_catch2() {
   # Catch2 v3 ships Catch2Config.cmake and catch_all.hpp; v2 ships neither.
   local d
@@ -45,74 +87,118 @@ cmake_ok() {
   [[ "$(printf '%s\n3.24\n' "$v" | sort -V | head -n1)" == "3.24" ]]
 }
 
-missing_pkgs=()
-cmake_ok                       || missing_pkgs+=(cmake)
-command -v ninja >/dev/null    || missing_pkgs+=(ninja-build)
-command -v c++ >/dev/null      || missing_pkgs+=(g++)
-have_catch2                    || missing_pkgs+=(libcatch2-dev)
-# The CPU backend's fibers; the CUDA backend alone (WB_PRESET=gpu) needs no Boost.
-[[ ${WB_PRESET:-} == gpu ]] || have_boost_context || missing_pkgs+=(libboost-context-dev)
-command -v doxygen >/dev/null  || missing_pkgs+=(doxygen)
-command -v dot >/dev/null      || missing_pkgs+=(graphviz)
-command -v patch >/dev/null    || missing_pkgs+=(patch)  # the test suite's planted bugs are patches
-
-# Chapter 05: PyPI's Linux torch wheel (with its CUDA libraries: about 3 GB to download, 5 GB
-# installed, about a minute here) for the python3 that CMake will ask. Optional: on failure,
-# chapter 05 is skipped with the reason.
-torch_step() {
-  [[ ${WB_TORCH:-ON} == OFF ]] && return 0
-  local want=()
-  python3 -c 'import torch' 2>/dev/null || want+=(torch)
-  python3 -c 'import pytest' 2>/dev/null || want+=(pytest)
-  ((${#want[@]})) || return 0
-  if ((check_only)); then
-    echo "setup: optional, for chapter 05: python3 -m pip install ${want[*]}" >&2
-    return 0
+# The Debian packages this command needs and lacks.
+missing() {
+  cmake_ok                         || echo cmake
+  command -v ninja >/dev/null      || echo ninja-build
+  command -v c++ >/dev/null        || echo g++
+  have_catch2                      || echo libcatch2-dev
+  # The CPU backend's fibers; the CUDA backend alone (WB_PRESET=gpu) needs no Boost.
+  [[ ${WB_PRESET:-} == gpu ]] || have_boost_context || echo libboost-context-dev
+  if [[ $what == test || $what == all ]]; then
+    command -v patch >/dev/null    || echo patch
   fi
-  echo "setup: installing ${want[*]} with pip (chapter 05; torch is a large download)"
-  python3 -m pip install --quiet "${want[@]}" ||
-    echo "setup: could not install ${want[*]}: chapter 05 will be reported skipped" >&2
+  if [[ $what == docs || $what == all ]]; then
+    command -v doxygen >/dev/null  || echo doxygen
+    command -v dot >/dev/null      || echo graphviz
+  fi
 }
 
-if ((${#missing_pkgs[@]} == 0)); then
-  torch_step
-  echo "setup: everything needed is here"
-  exit 0
-fi
+apt_command() {  # packages...: the command that installs them, as root or with sudo
+  local pkgs=("${@/libcatch2-dev/libcatch2-dev/bookworm-backports}")
+  grep -qs 'VERSION_CODENAME=bookworm' /etc/os-release || pkgs=("$@")
+  echo "sudo apt-get update && sudo apt-get install -y ${pkgs[*]}"
+}
 
-explain() {
-  echo "setup: missing: ${missing_pkgs[*]}" >&2
-  echo "setup: install them, e.g. on Debian bookworm (Catch2 v3 is in bookworm-backports):" >&2
-  echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list" >&2
-  echo "  sudo apt-get update && sudo apt-get install -y ${missing_pkgs[*]/libcatch2-dev/libcatch2-dev/bookworm-backports}" >&2
+explain() {  # packages...
+  echo "setup: \`$what\` needs: $*" >&2
+  if grep -qs 'VERSION_CODENAME=bookworm' /etc/os-release && [[ " $* " == *" libcatch2-dev "* ]]; then
+    echo "setup: on Debian bookworm, Catch2 v3 is in bookworm-backports:" >&2
+    echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list" >&2
+  fi
+  echo "setup: install them, e.g.:" >&2
+  echo "  $(apt_command "$@")" >&2
   echo "setup: on macOS with Homebrew: brew install cmake ninja catch2 boost doxygen graphviz" >&2
-  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Boost.Context, Doxygen, Graphviz, GNU patch" >&2
+  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Boost.Context (grade); GNU patch (test); Doxygen, Graphviz (docs)" >&2
 }
 
-if ((check_only)) || [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
-  explain
-  exit 1
-fi
+can_apt() { ((!check_only)) && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; }
 
-export DEBIAN_FRONTEND=noninteractive
-pkgs=()
-for p in "${missing_pkgs[@]}"; do
-  if [[ $p == libcatch2-dev ]] && grep -q 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
-    # bookworm's own libcatch2-dev is v2; v3 comes from backports.
-    if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-      echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/workbook-backports.list
+apt_install() {  # packages...
+  export DEBIAN_FRONTEND=noninteractive
+  local pkgs=() p
+  for p in "$@"; do
+    if [[ $p == libcatch2-dev ]] && grep -qs 'VERSION_CODENAME=bookworm' /etc/os-release; then
+      # bookworm's own libcatch2-dev is v2; v3 comes from backports.
+      if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/workbook-backports.list
+      fi
+      pkgs+=(libcatch2-dev/bookworm-backports)
+    else
+      pkgs+=("$p")
     fi
-    pkgs+=(libcatch2-dev/bookworm-backports)
-  else
-    pkgs+=("$p")
+  done
+  echo "setup: installing ${pkgs[*]}"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+}
+
+# Chapter 05: torch and pytest in the project's venv. PyPI's Linux torch wheel comes with its CUDA
+# libraries: about 3 GB to download, 5 GB installed. Optional: on failure it says why, and
+# chapter 05 is reported skipped. Sets `found` to the files of torch and pytest it found (for the
+# cache key).
+torch_step() {
+  if [[ ! -x $venv/bin/python3 ]]; then
+    if ! command -v python3 >/dev/null; then
+      echo "setup: no python3: chapter 05 will be reported skipped (install python3 and python3-venv for it)" >&2
+      return 0
+    fi
+    if ! python3 -c 'import ensurepip' 2>/dev/null; then  # Debian ships venv's pip in python3-venv
+      if can_apt; then
+        apt_install python3-venv
+      else
+        echo "setup: optional, for chapter 05: a Python venv needs python3-venv; until it is installed, chapter 05 is reported skipped:" >&2
+        echo "  $(apt_command python3-venv)" >&2
+        return 0
+      fi
+    fi
+    ((check_only)) && { echo "setup: optional, for chapter 05: bash cmake/setup.sh grade (makes $venv with torch and pytest)" >&2; return 0; }
+    echo "setup: making the Python venv $venv for chapter 05"
+    python3 -m venv --system-site-packages "$venv" >&2 || {
+      echo "setup: could not make $venv: chapter 05 will be reported skipped" >&2; rm -rf "$venv"; return 0; }
   fi
-done
-echo "setup: installing ${pkgs[*]}"
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
-missing_pkgs=()
-have_catch2 || missing_pkgs+=(libcatch2-dev)
-[[ ${WB_PRESET:-} == gpu ]] || have_boost_context || missing_pkgs+=(libboost-context-dev)
-if ((${#missing_pkgs[@]})); then explain; exit 1; fi
-torch_step
-echo "setup: done"
+  local py=$venv/bin/python3 want=()
+  "$py" -c 'import torch.utils' 2>/dev/null || want+=(torch)
+  "$py" -c 'import pytest' 2>/dev/null || want+=(pytest)
+  if ((${#want[@]})); then
+    if ((check_only)); then
+      echo "setup: optional, for chapter 05: $py -m pip install ${want[*]}" >&2
+      return 0
+    fi
+    echo "setup: installing ${want[*]} into $venv with pip (chapter 05; torch is a download of about 3 GB)"
+    "$py" -m pip install --quiet "${want[@]}" >&2 ||
+      { echo "setup: could not install ${want[*]}: chapter 05 will be reported skipped" >&2; return 0; }
+  fi
+  read -r -a found < <("$py" -c 'import os, pytest, torch.version
+print(os.path.realpath(torch.version.__file__), os.path.realpath(pytest.__file__))' 2>/dev/null) || true
+}
+
+mapfile -t need < <(missing)
+if ((${#need[@]})); then
+  if ! can_apt; then
+    explain "${need[@]}"
+    exit 1
+  fi
+  apt_install "${need[@]}"
+  mapfile -t need < <(missing)
+  if ((${#need[@]})); then explain "${need[@]}"; exit 1; fi
+fi
+found=()
+((need_torch)) && torch_step
+((check_only)) && { echo "setup: everything \`$what\` needs is here"; exit 0; }
+mkdir -p "$root/build"
+{ echo "# cmake/setup.sh $what: what its last check saw (delete this file to check again)"
+  echo "${found[*]}"
+  cache_key "${found[@]}"; } >"$stamp.new"
+mv "$stamp.new" "$stamp"
+echo "setup: everything \`$what\` needs is here"
