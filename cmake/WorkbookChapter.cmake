@@ -26,7 +26,7 @@
 #                                instrumented, on demand (the check and profile commands)
 # and the test suite's tests, labelled `chapter`, `<NN-topic>` and `<backend>`:
 #   <NN-topic>.<backend>.solution          the solution graded as if it were the learner's: must pass
-#   <NN-topic>.<backend>.stub              the stub as committed: must fail as "not started"
+#   <NN-topic>.<backend>.stub              the pristine stub (tests/stubs/): must fail as "not started"
 #   <NN-topic>.<backend>.mutants.<name>    must fail, with the diagnosis its `expect: <regex>` line names
 #   <NN-topic>.<backend>.accepted.<name>   must pass
 #
@@ -83,6 +83,23 @@ function(_wb_kernel_object target backend chapter_dir source)
   endif()
   if(_wb_torch)  # set by workbook_add_chapter(... TORCH)
     target_link_libraries(${target} PUBLIC wb::torch_${backend})
+    # Position-independent: the same objects go into the graders and the Python op libraries.
+    set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    if(backend STREQUAL "cpu")
+      # libtorch's headers are most of the compile of a file that includes them (about 20 of 25 s
+      # here): they are precompiled once, by wb_torch_pch_cpu, and every such kernel file reuses
+      # them, so an edit of the learner's file recompiles only that file's own code.
+      if(NOT TARGET wb_torch_pch_cpu)
+        set(pch_source "${CMAKE_BINARY_DIR}/emu-src/wb_torch_pch.cpp")
+        file(CONFIGURE OUTPUT "${pch_source}" CONTENT "// Owns the CPU backend's precompiled libtorch headers (cmake/WorkbookChapter.cmake).\n")
+        add_library(wb_torch_pch_cpu OBJECT "${pch_source}")
+        target_link_libraries(wb_torch_pch_cpu PUBLIC wb::emu wb::torch_cpu)
+        set_target_properties(wb_torch_pch_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON)
+        # <cuda_runtime.h> first: the CPU backend's stand-in, which defines WB_EMU, as the chapter's header does.
+        target_precompile_headers(wb_torch_pch_cpu PRIVATE <cuda_runtime.h> <torch/autograd.h> <torch/types.h>)
+      endif()
+      target_precompile_headers(${target} REUSE_FROM wb_torch_pch_cpu)
+    endif()
     if(backend STREQUAL "cuda")
       set_target_properties(${target} PROPERTIES CUDA_STANDARD 20)  # libtorch's headers need C++20
     endif()
@@ -277,15 +294,15 @@ function(workbook_add_graded id)
     endif()
   endforeach()
 
-  # The stub as committed, for the test suite (the learner's edits don't change what it tests).
-  set(stub_copy "${CMAKE_BINARY_DIR}/pristine/${id}/${CH_KERNEL}")
-  execute_process(COMMAND git show "HEAD:${rel_src}/${CH_KERNEL}"
-                  WORKING_DIRECTORY "${WB_ROOT}" OUTPUT_VARIABLE stub_text RESULT_VARIABLE git_rc ERROR_QUIET)
-  if(NOT git_rc EQUAL 0)
-    file(READ "${src_dir}/${CH_KERNEL}" stub_text)
+  # The pristine stub, for the test suite's stub test (the learner's edits and commits don't change
+  # what it tests): kept in tests/stubs/, beside the mutants; the test `stubs.match` says when the
+  # learner's file and it differ.
+  set(stub_copy "${WB_ROOT}/tests/stubs/${variant_dir}/${CH_KERNEL}")
+  if(NOT EXISTS "${stub_copy}")
+    message(FATAL_ERROR "workbook_add_graded(${id}): the pristine stub tests/stubs/${variant_dir}/${CH_KERNEL} is missing: "
+                        "copy the stub there (cp ${rel_src}/${CH_KERNEL} tests/stubs/${variant_dir}/) and commit it")
   endif()
-  file(CONFIGURE OUTPUT "${stub_copy}" CONTENT "${stub_text}" @ONLY)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src_dir}/${CH_KERNEL}")
+  set_property(GLOBAL APPEND PROPERTY WB_STUB_PAIRS "${rel_src}/${CH_KERNEL}=tests/stubs/${variant_dir}/${CH_KERNEL}")
 
   foreach(backend IN LISTS WB_BACKENDS)
     if(CH_TORCH AND NOT backend IN_LIST WB_TORCH_BACKENDS)
