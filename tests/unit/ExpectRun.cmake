@@ -4,7 +4,9 @@
 # RC_MATCHES=<regex> instead of RC: the exit status must match it (a process killed by a signal
 # has the signal's name as its status, e.g. "Segmentation fault").
 # The output is searched with newlines turned into spaces.
-execute_process(COMMAND "${EXE}" ${ARG} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# EMULATOR="<program> <arguments>" runs EXE under it (a cross-compiled test under qemu-user).
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")
+execute_process(COMMAND ${emulator} "${EXE}" ${ARG} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(DEFINED RC_MATCHES)
   if(NOT "${rc}" MATCHES "${RC_MATCHES}")
