@@ -27,8 +27,12 @@ if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/
   as_root apt-get install -y -qq --no-install-recommends g++-aarch64-linux-gnu qemu-user >/dev/null
 fi
 
-# Debian's arm64 packages of Boost.Context and Catch2 v3 (bookworm: from bookworm-backports).
-pkgs=(libboost1.74-dev:arm64 libboost-context1.74-dev:arm64 libboost-context1.74.0:arm64 libcatch2-dev:arm64)
+# Debian's arm64 packages of Boost.Context (the version libboost-context-dev stands for: 1.74 on
+# bookworm) and Catch2 v3 (bookworm: from bookworm-backports).
+boost=$(apt-cache depends libboost-context-dev 2>/dev/null |
+        sed -n 's/.*Depends: libboost-context\(1\.[0-9]*\)-dev.*/\1/p' | head -n1)
+boost=${boost:-1.74}
+pkgs=(libboost$boost-dev:arm64 libboost-context$boost-dev:arm64 libboost-context$boost.0:arm64 libcatch2-dev:arm64)
 if grep -q 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
   pkgs[3]=libcatch2-dev:arm64/bookworm-backports
 fi
@@ -56,7 +60,7 @@ echo "arm64: configuring $build"
 cmake -S . -B "$build" -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWB_CPU_BACKEND=ON -DWB_CUDA_BACKEND=OFF -DWB_TORCH=OFF \
   -DCatch2_DIR="$sysroot/usr/lib/cmake/Catch2" \
-  -DBoost_DIR="$sysroot/usr/lib/aarch64-linux-gnu/cmake/Boost-1.74.0" -DBoost_USE_STATIC_LIBS=ON \
+  -DBoost_DIR="$(echo "$sysroot"/usr/lib/aarch64-linux-gnu/cmake/Boost-$boost.*)" -DBoost_USE_STATIC_LIBS=ON \
   >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 echo "arm64: building the CPU backend and its unit tests"
 cmake --build "$build" -j "$jobs" --target emu-tests wb-unit-emu-runtime emu-bench >"$build/build.log" 2>&1 ||
