@@ -61,7 +61,7 @@ const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
 #define WB_NAME(x) case x: return #x;
     WB_NAME(cudaSuccess) WB_NAME(cudaErrorInvalidValue) WB_NAME(cudaErrorMemoryAllocation)
-    WB_NAME(cudaErrorInitializationError) WB_NAME(cudaErrorInvalidConfiguration)
+    WB_NAME(cudaErrorInitializationError) WB_NAME(cudaErrorInvalidConfiguration) WB_NAME(cudaErrorInvalidSymbol)
     WB_NAME(cudaErrorInvalidDevicePointer) WB_NAME(cudaErrorInvalidMemcpyDirection)
     WB_NAME(cudaErrorInsufficientDriver) WB_NAME(cudaErrorNoDevice) WB_NAME(cudaErrorInvalidDevice)
     WB_NAME(cudaErrorInvalidResourceHandle) WB_NAME(cudaErrorNotReady) WB_NAME(cudaErrorIllegalAddress)
@@ -79,6 +79,7 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInitializationError: return "initialization error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version";

@@ -1,4 +1,5 @@
-// CPU backend: emulated device memory. The allocation registry (memory.hpp), with the logical
+// CPU backend: emulated device memory. The allocation registry (memory.hpp; symbols.cpp keeps the
+// `__constant__` and `__device__` variables, which count as device memory too), with the logical
 // extent of an array inside an allocation (wb_emu::set_logical_extent, cleared when it is freed),
 // and the memory calls: cudaMalloc, cudaFree, cudaMallocHost, cudaFreeHost, cudaMemcpy, cudaMemset,
 // cudaMemGetInfo.
@@ -34,25 +35,31 @@ const Allocation* at_or_below(const std::map<std::uintptr_t, Allocation>& m, std
 
 bool in_allocation(const void* p, std::size_t bytes) {
   auto a = reinterpret_cast<std::uintptr_t>(p);
-  std::lock_guard<std::mutex> lock(alloc_mutex);
-  const Allocation* h = at_or_below(allocations, a);
-  return h && a + bytes <= h->base + h->bytes;
+  {
+    std::lock_guard<std::mutex> lock(alloc_mutex);
+    const Allocation* h = at_or_below(allocations, a);
+    if (h && a + bytes <= h->base + h->bytes) return true;
+  }
+  Allocation symbol;
+  return symbol_holding(a, a + bytes, &symbol);
 }
 
 bool allocation_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found) {
-  std::lock_guard<std::mutex> lock(alloc_mutex);
-  for (const auto* m : {&allocations, &host_allocations}) {
-    const Allocation* h = at_or_below(*m, a);
-    if (h && e <= h->base + h->bytes) {
-      *found = *h;
-      return true;
+  {
+    std::lock_guard<std::mutex> lock(alloc_mutex);
+    for (const auto* m : {&allocations, &host_allocations}) {
+      const Allocation* h = at_or_below(*m, a);
+      if (h && e <= h->base + h->bytes) {
+        *found = *h;
+        return true;
+      }
     }
   }
-  return false;
+  return symbol_holding(a, e, found);
 }
 
 bool nearest_allocation(std::uintptr_t a, Allocation* found) {
-  bool any = false;
+  bool any = nearest_symbol(a, found);
   std::lock_guard<std::mutex> lock(alloc_mutex);
   auto distance = [a](const Allocation& x) { return a < x.base ? x.base - a : a - (x.base + x.bytes); };
   auto consider = [&](const std::map<std::uintptr_t, Allocation>& m) {

@@ -7,7 +7,8 @@
 #include <cstdint>
 
 namespace wb_emu::internal {
-/// Whether [p, p + bytes) lies inside one cudaMalloc allocation.
+/// Whether [p, p + bytes) lies inside one cudaMalloc allocation or one symbol (a `__constant__` or
+/// `__device__` variable).
 bool in_allocation(const void* p, std::size_t bytes);
 
 /// An allocation: its first byte and its size, and which call made it; and, when the program
@@ -15,7 +16,7 @@ bool in_allocation(const void* p, std::size_t bytes);
 struct Allocation {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
-  const char* kind = "cudaMalloc";  ///< "cudaMalloc" or "cudaMallocHost"
+  const char* kind = "cudaMalloc";  ///< "cudaMalloc", "cudaMallocHost", or a symbol's "__constant__" or "__device__"
   // the logical extent: [lo, hi) of `element_bytes`-byte elements, made at file:line
   std::uintptr_t lo = 0, hi = 0;
   std::size_t element_bytes = 0;  ///< 0: no logical extent, the whole allocation is the array
@@ -23,8 +24,12 @@ struct Allocation {
   int line = 0;
   bool has_extent() const { return element_bytes != 0; }
 };
-/// The cudaMalloc or cudaMallocHost allocation that holds [a, e), if one does.
+/// The cudaMalloc or cudaMallocHost allocation, or the symbol, that holds [a, e), if one does.
 bool allocation_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found);
-/// The allocation nearest to address `a` (of both kinds); false when there is none.
+/// The allocation or symbol nearest to address `a`; false when there is none.
 bool nearest_allocation(std::uintptr_t a, Allocation* found);
+/// The symbol that holds [a, e), as an Allocation of kind "__constant__" or "__device__" (symbols.cpp).
+bool symbol_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found);
+/// The symbol nearest to address `a`; false when there is none (symbols.cpp).
+bool nearest_symbol(std::uintptr_t a, Allocation* found);
 }  // namespace wb_emu::internal

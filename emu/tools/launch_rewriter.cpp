@@ -2,7 +2,7 @@
 //
 //   wb-emu-rewrite [--instrument] <input.cu> <output.cpp>
 //
-// Two rewrites, everything else is copied byte for byte:
+// These rewrites, everything else is copied byte for byte:
 //   kernel<<<grid, block[, shmem[, stream]]>>>(args)
 //     -> ::wb_emu::make_launch(kernel, "kernel", __FILE__, __LINE__, grid, block[, shmem[, stream]])(args)
 //   extern __shared__ T name[];
@@ -10,6 +10,10 @@
 //   __shared__ T name[dims];   (also a scalar `__shared__ T name;`, with `volatile` kept)
 //     -> auto& name = ::wb_emu::static_shared<T [dims]>([]{});
 //        (per-block storage; the lambda's unique type keys the declaration)
+//   __constant__ T name[dims];  (also `__device__` variables, scalars, initializers, several names)
+//     -> the declaration as written, then on the same line, for each name:
+//        static const bool wb_emu_symbol_name = ::wb_emu::register_symbol(&name, sizeof(name), "name", ...);
+//        (cudaMemcpyToSymbol & co. accept only registered variables; `extern` and templates are left alone)
 // Newlines inside a rewritten span are kept, and the output starts with a `#line 1 "<input>"`
 // after the prelude include, so compiler errors and __LINE__ point at the learner's file.
 // Comments, string and character literals are skipped, so `<<<` inside them is left alone.
@@ -489,6 +493,112 @@ bool statement_start(const std::string& s, std::size_t i, std::size_t floor) {
   while (k > floor && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
   return k > floor && (s[k - 1] == ';' || s[k - 1] == '{' || s[k - 1] == '}');
 }
+
+// Whether position i is on a preprocessor directive's line (`#define ... __constant__`).
+bool on_directive_line(const std::string& s, std::size_t i) {
+  std::size_t b = s.rfind('\n', i);
+  b = b == std::string::npos ? 0 : b + 1;
+  while (b < i && (s[b] == ' ' || s[b] == '\t')) ++b;
+  return b < s.size() && s[b] == '#';
+}
+
+// A variable declaration with `__constant__` or `__device__` (of length `kw_len`) at p: the
+// declaration is copied as it is, and a registration of each variable it declares is appended
+// after its ';' on the same line, so that cudaMemcpyToSymbol & co. know the variable, its size
+// and its name (wb_emu::register_symbol). Returns false when p starts no such variable
+// declaration: a function (a '(' comes before any '[', '=', '{', ';' or ','), a variable template,
+// an `extern` declaration, or a qualifier on a directive's line.
+bool try_register_symbol(const Source& src, std::size_t p, std::size_t kw_len, const char* space, std::string& out,
+                         std::size_t& consumed_to) {
+  const std::string& s = src.text;
+  if (on_directive_line(s, p)) return false;
+  // what comes before: qualifiers, then `template <...>` (a variable template) or `extern`
+  for (std::size_t k = p;;) {
+    while (k > 0 && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
+    std::size_t e = k;
+    while (k > 0 && is_ident(s[k - 1])) --k;
+    const std::string w = s.substr(k, e - k);
+    if (w == "extern") return false;
+    if (w == "static" || w == "const" || w == "volatile" || w == "constexpr" || w == "inline" || w == "__device__" ||
+        w == "__constant__" || w == "__managed__" || w == "__host__")
+      continue;
+    if (w.empty() && k > 0 && s[k - 1] == '>') return false;
+    break;
+  }
+  // the declaration runs to the ';' at bracket depth 0
+  std::size_t semi = std::string::npos;
+  int depth = 0;
+  for (std::size_t i = p + kw_len; i < s.size(); ++i) {
+    std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j - 1; continue; }
+    const char c = s[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) return false;
+    } else if (c == ';' && depth == 0) { semi = i; break; }
+  }
+  if (semi == std::string::npos) return false;
+  // the declarators: split at ',' outside brackets (and outside a type's template arguments)
+  std::vector<std::string> names;
+  std::string last_ident;
+  bool in_init = false, after_name = false, named = false;
+  depth = 0;
+  int angle = 0;
+  for (std::size_t i = p + kw_len; i <= semi; ++i) {
+    std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j - 1; continue; }
+    const char c = s[i];
+    if (is_ident(c)) {
+      std::size_t e = i;
+      while (e < semi && is_ident(s[e])) ++e;
+      const std::string w = s.substr(i, e - i);
+      i = e - 1;
+      if (depth == 0 && !in_init) {
+        if (w == "__align__" || w == "alignas" || w == "__attribute__" || w == "decltype") {
+          std::size_t k = e;
+          while (k < semi && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+          if (k < semi && s[k] == '(') i = matching_close(src, k);
+          continue;
+        }
+        if (!std::isdigit(static_cast<unsigned char>(w[0])) && angle == 0) {
+          last_ident = w;
+          after_name = true;
+        }
+      }
+      continue;
+    }
+    if (depth == 0 && !in_init && angle == 0 && !named && (c == '[' || c == '=' || c == '{' || c == ',' || c == ';')) {
+      if (!after_name && c != '[') return false;
+      if (!last_ident.empty()) names.push_back(last_ident);
+      named = true;
+    }
+    if (c == '(' && depth == 0 && !in_init && angle == 0 && !named) return false;  // a function
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && !in_init && c == '<') ++angle;
+    else if (depth == 0 && !in_init && c == '>' && angle > 0) --angle;
+    else if (depth == 0 && c == '=') in_init = true;
+    else if (depth == 0 && angle == 0 && c == ',') {
+      in_init = named = after_name = false;
+      last_ident.clear();
+    }
+    if (!std::isspace(static_cast<unsigned char>(c)) && c != '[' && c != ']') after_name = false;
+  }
+  if (names.empty()) return false;
+  for (std::size_t k = p + kw_len; k < semi; ++k)
+    if (word_at(s, k, "__constant__")) space = "__constant__";  // `__device__ __constant__ float w[4];`
+  out = s.substr(p, semi + 1 - p);
+  for (const std::string& name : names) {
+    out += " [[maybe_unused]] static const bool wb_emu_symbol_" + name + " = ::wb_emu::register_symbol(" +
+           "__builtin_addressof(" + name + "), sizeof(" + name + "), \"" + name + "\", \"" + space +
+           "\", __FILE__, __LINE__);";
+    if (std::string(space) == "__constant__")
+      out += " static_assert(sizeof(" + name + ") <= 65536, \"__constant__ " + name +
+             " is larger than the 64 KiB of constant memory a GPU has\");";
+  }
+  consumed_to = semi + 1;
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -536,6 +646,16 @@ int main(int argc, char** argv) {
       out += rep;
       copied = i = next;
       continue;
+    }
+    if (s[i] == '_' && (word_at(s, i, "__constant__") || word_at(s, i, "__device__"))) {
+      const bool constant = s[i + 2] == 'c';
+      if (!(i > body_begin && i < body_end) &&
+          try_register_symbol(src, i, constant ? 12 : 10, constant ? "__constant__" : "__device__", rep, next)) {
+        out.append(s, copied, i - copied);
+        out += rep;
+        copied = i = next;
+        continue;
+      }
     }
     if (instrument && s[i] == '_' && (word_at(s, i, "__global__") || word_at(s, i, "__device__"))) {
       std::size_t open = 0, close = 0;

@@ -64,6 +64,9 @@ std::string cuda_error_hint(cudaError_t code) {
       return "a CUDA call or launch got a bad argument: a launch with 0 blocks (is n = 0 handled before the "
              "launch? does the block count round down to 0 for a small n?), a null or host pointer where a "
              "device pointer belongs, or a size past the end of the allocation";
+    case cudaErrorInvalidSymbol:
+      return "the symbol is not a __constant__ or __device__ variable: pass the variable itself "
+             "(cudaMemcpyToSymbol(weights, host, bytes)), not its address or a host variable";
     case cudaErrorMemoryAllocation:
       return "the device is out of memory";
     case cudaErrorNoDevice:

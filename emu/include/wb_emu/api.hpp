@@ -14,6 +14,7 @@ enum cudaError_t : int {
   cudaErrorMemoryAllocation = 2,
   cudaErrorInitializationError = 3,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidSymbol = 13,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInsufficientDriver = 35,
@@ -133,6 +134,65 @@ cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
+
+/// The symbol calls, on `__constant__` and `__device__` variables: `symbol` is the variable's
+/// address (what CUDA's C API takes); the templates below take the variable itself, as CUDA's
+/// C++ API does. A symbol is a variable the launch rewriter registered (wb_emu::register_symbol):
+/// anything else is cudaErrorInvalidSymbol. `count` bytes from `offset` must lie inside the
+/// variable (else cudaErrorInvalidValue); the kind must copy into the device (ToSymbol) or out of
+/// it (FromSymbol), else cudaErrorInvalidMemcpyDirection.
+///
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, std::size_t count, std::size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, std::size_t count, std::size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream = nullptr);
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, std::size_t count, std::size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream = nullptr);
+cudaError_t cudaGetSymbolAddress(void** dev_ptr, const void* symbol);
+cudaError_t cudaGetSymbolSize(std::size_t* size, const void* symbol);
+
+template <class T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return cudaMemcpyToSymbol(static_cast<const void*>(__builtin_addressof(symbol)), src, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return cudaMemcpyFromSymbol(dst, static_cast<const void*>(__builtin_addressof(symbol)), count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = nullptr) {
+  return cudaMemcpyToSymbolAsync(static_cast<const void*>(__builtin_addressof(symbol)), src, count, offset, kind,
+                                 stream);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = nullptr) {
+  return cudaMemcpyFromSymbolAsync(dst, static_cast<const void*>(__builtin_addressof(symbol)), count, offset, kind,
+                                   stream);
+}
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** dev_ptr, const T& symbol) {
+  return cudaGetSymbolAddress(dev_ptr, static_cast<const void*>(__builtin_addressof(symbol)));
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(std::size_t* size, const T& symbol) {
+  return cudaGetSymbolSize(size, static_cast<const void*>(__builtin_addressof(symbol)));
+}
+
+
+namespace wb_emu {
+/// Makes the variable at `address` (`bytes` long, declared `space` — "__constant__" or
+/// "__device__" — as `name` at file:line) a symbol the calls above accept, and its bytes device
+/// memory for cudaMemcpy and the checks of instrumented builds. The launch rewriter emits a call
+/// after each such declaration of a .cu file; it runs as the program starts. Returns true.
+bool register_symbol(const void* address, std::size_t bytes, const char* name, const char* space, const char* file,
+                     int line);
+}  // namespace wb_emu
 
 template <class T>
 cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
