@@ -6,7 +6,7 @@ torch.nn.functional.silu, forward + backward through autograd.
 - host time per call for a small tensor, where the host's work is all there is;
 - the kernels' own times, from torch.profiler.
 
-    WB_OPS_LIBRARY=build/gpu/libworkbook_ops_05-autograd_cuda.so python3 bench/silu_profile.py
+    WB_OPS_LIBRARY=build/gpu/libworkbook_ops_05-autograd_cuda_solution.so python3 bench/silu_profile.py
 """
 import os
 import time

@@ -118,17 +118,20 @@ if(NOT WB_TORCH_FOUND)
   message(STATUS "workbook: chapter 05 skipped: ${WB_TORCH_MISSING_REASON}")
 endif()
 
-# workbook_add_torch_op(<NN-topic> KERNEL <file.cu> GLUE <file.cpp> PYTEST <test.py>)
-# For a chapter added with workbook_add_chapter(... TORCH): per backend libtorch serves, a shared
-# library `workbook_ops_<NN-topic>_<backend>` built from the solution's KERNEL (as namespace
-# student) and the chapter's GLUE (its TORCH_LIBRARY registration), for torch.ops.load_library;
-# and a test `<NN-topic>.<backend>.python` (labels python, chapter, <NN-topic>, <backend>) that
-# runs the chapter's PYTEST with pytest, the library's path in WB_OPS_LIBRARY and the backend's
-# device (cpu or cuda) in WB_OPS_DEVICE. Without libtorch or pytest the test reports skipped.
+# workbook_add_torch_op(<NN-topic> GLUE <file.cpp> PYTEST <test.py>)
+# For a chapter added with workbook_add_chapter(... TORCH), per backend libtorch serves, two shared
+# libraries for torch.ops.load_library, each the chapter's GLUE (its TORCH_LIBRARY registration)
+# with one kernel object of the chapter:
+#   workbook_ops_<NN-topic>_<backend>           the learner's file (built by the grade command)
+#   workbook_ops_<NN-topic>_<backend>_solution  the solution (the test suite's)
+# The learner's grader runs the chapter's PYTEST on the learner's library as its last check, once
+# the others pass (wb::require_python_op_check), and the solution's grader on the solution's; the
+# test `<NN-topic>.<backend>.python` (labels python, chapter, <NN-topic>, <backend>) runs it on the
+# solution's with pytest alone. The library's path is in WB_OPS_LIBRARY and the backend's device
+# (cpu or cuda) in WB_OPS_DEVICE. Without libtorch or pytest, each reports skipped and why.
 function(workbook_add_torch_op id)
-  cmake_parse_arguments(PARSE_ARGV 1 OP "" "KERNEL;GLUE;PYTEST" "")
+  cmake_parse_arguments(PARSE_ARGV 1 OP "" "GLUE;PYTEST" "")
   set(chapter_dir "${WB_ROOT}/chapters/${id}")
-  set(_wb_torch ON)  # read by _wb_kernel_object
   set(have_pytest OFF)
   if(Python3_Interpreter_FOUND)
     execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pytest" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
@@ -145,30 +148,63 @@ function(workbook_add_torch_op id)
         set(reason "${WB_TORCH_MISSING_REASON}")
       endif()
     elseif(NOT have_pytest)
-      set(reason "pytest is not installed for ${Python3_EXECUTABLE} (bash cmake/setup.sh installs it)")
+      set(reason "pytest is not installed for ${Python3_EXECUTABLE} (bash cmake/setup.sh grade installs it)")
     endif()
     if(reason)
       add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped: ${reason}")
       set_tests_properties(${name} PROPERTIES LABELS "python;chapter;${id};${backend}"
                                               SKIP_REGULAR_EXPRESSION "verdict: skipped")
-      continue()
     endif()
-    set(lib workbook_ops_${id}_${backend})
-    _wb_kernel_object(${lib}_kernel ${backend} "${chapter_dir}" "${WB_ROOT}/solutions/${id}/${OP_KERNEL}" RENAME_SOLUTION)
-    set_target_properties(${lib}_kernel PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    if(NOT TARGET wb_${id}_grade_${backend})
+      continue()  # the chapter is reported skipped on this backend: no grader to register with
+    endif()
     if(backend STREQUAL "cpu")
-      set_target_properties(wb_emu PROPERTIES POSITION_INDEPENDENT_CODE ON)  # linked into the library
+      set_target_properties(wb_emu PROPERTIES POSITION_INDEPENDENT_CODE ON)  # linked into the libraries
     endif()
-    add_library(${lib} SHARED "${chapter_dir}/${OP_GLUE}")
-    target_include_directories(${lib} PRIVATE "${chapter_dir}")
-    target_link_libraries(${lib} PRIVATE ${lib}_kernel wb::torch_${backend})
-    set_target_properties(${lib} PROPERTIES PREFIX "lib" OUTPUT_NAME ${lib})
-    add_test(NAME ${name}
-      COMMAND "${Python3_EXECUTABLE}" -m pytest -q -rs -p no:cacheprovider "${chapter_dir}/${OP_PYTEST}")
-    set_tests_properties(${name} PROPERTIES
-      LABELS "python;chapter;${id};${backend}"
-      ENVIRONMENT "WB_OPS_LIBRARY=$<TARGET_FILE:${lib}>;WB_OPS_DEVICE=$<IF:$<STREQUAL:${backend},cpu>,cpu,cuda>"
-      SKIP_RETURN_CODE 5  # pytest's "no test ran": the module skipped itself (no CUDA device)
-      TIMEOUT 600)
+    set(glue wb_${id}_glue_${backend})
+    add_library(${glue} OBJECT "${chapter_dir}/${OP_GLUE}")
+    target_include_directories(${glue} PRIVATE "${chapter_dir}")
+    target_link_libraries(${glue} PRIVATE wb::torch_${backend})
+    set_target_properties(${glue} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    # (the kernel objects are position-independent already: see _wb_kernel_object)
+    foreach(who learner solution)
+      if(who STREQUAL "learner")
+        set(lib workbook_ops_${id}_${backend})
+        set(kernel wb_${id}_learner_${backend})
+        set(grader grade-${id}-${backend})
+      else()
+        set(lib workbook_ops_${id}_${backend}_solution)
+        set(kernel wb_${id}.${backend}.solution)
+        set(grader ${id}.${backend}.solution)
+      endif()
+      add_library(${lib} SHARED $<TARGET_OBJECTS:${glue}>)
+      target_link_libraries(${lib} PRIVATE ${kernel} wb::torch_${backend})
+      set_target_properties(${lib} PROPERTIES PREFIX "lib" OUTPUT_NAME ${lib})
+      if(who STREQUAL "learner")
+        set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL ON)  # as the learner's grader
+      endif()
+      # The check the grader runs last: this library from Python (wb::require_python_op_check).
+      set(check "${CMAKE_BINARY_DIR}/python-check/${grader}.cpp")
+      file(GENERATE OUTPUT "${check}" CONTENT
+"// Generated by workbook_add_torch_op (cmake/WorkbookTorch.cmake): what ${grader} checks from Python.
+#include \"wb/torch.hpp\"
+namespace {
+const bool registered = wb::register_python_op_check({\"${Python3_EXECUTABLE}\", \"${chapter_dir}/${OP_PYTEST}\",
+    \"chapters/${id}/${OP_PYTEST}\", \"$<TARGET_FILE:${lib}>\", \"$<IF:$<STREQUAL:${backend},cpu>,cpu,cuda>\",
+    \"${reason}\"});
+}  // namespace
+")
+      target_sources(${grader} PRIVATE "${check}")
+      add_dependencies(${grader} ${lib})
+    endforeach()
+    if(NOT reason)
+      add_test(NAME ${name}
+        COMMAND "${Python3_EXECUTABLE}" -m pytest -q -rs -p no:cacheprovider "${chapter_dir}/${OP_PYTEST}")
+      set_tests_properties(${name} PROPERTIES
+        LABELS "python;chapter;${id};${backend}"
+        ENVIRONMENT "WB_OPS_LIBRARY=$<TARGET_FILE:workbook_ops_${id}_${backend}_solution>;WB_OPS_DEVICE=$<IF:$<STREQUAL:${backend},cpu>,cpu,cuda>"
+        SKIP_RETURN_CODE 5  # pytest's "no test ran": the module skipped itself (no CUDA device)
+        TIMEOUT 600)
+    endif()
   endforeach()
 endfunction()

@@ -421,3 +421,9 @@ TEST_CASE("speed of forward + backward against the solution and torch::silu", "[
                 yours.pct_peak, lib.median_ms / yours.median_ms);
   wb::note_speed({sol.median_ms / yours.median_ms, 0.0, detail});
 }
+
+// Last: your op as Python sees it, built from your file into a library with op.cpp (test_op.py:
+// torch.ops.load_library, opcheck, gradcheck). It runs once the checks above pass.
+TEST_CASE("from Python: torch.ops.workbook.silu passes chapters/05-autograd/test_op.py", "[05][python]") {
+  wb::require_python_op_check();
+}

@@ -1,6 +1,6 @@
 // Chapter 05: registers your op with PyTorch's dispatcher as workbook::silu, so the shared library
 // built from silu.cu and this file works from Python:
-//   torch.ops.load_library("<build>/libworkbook_ops_05-autograd_<backend>.so")
+//   torch.ops.load_library("<build>/libworkbook_ops_05-autograd_<backend>.so")  # yours (_solution.so: the solution)
 //   y = torch.ops.workbook.silu(x)        # autograd through your SiluFunction
 // You do not need to edit this file.
 #include <torch/library.h>

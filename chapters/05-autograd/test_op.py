@@ -1,8 +1,9 @@
 """Chapter 05 from Python: the shared library built from silu.cu and op.cpp, loaded with
 torch.ops.load_library, checked with torch.library.opcheck and torch.autograd.gradcheck.
 
-ctest runs it with the solution's library (label `python`):
-  WB_OPS_LIBRARY=<build>/libworkbook_ops_05-autograd_<backend>.so WB_OPS_DEVICE=cpu|cuda python3 -m pytest test_op.py
+`bash cmake/workbook.sh grade 05` runs it on your op (built from your silu.cu) once the grader's
+other checks pass; ctest runs it on the solution's (label `python`). By hand:
+  WB_OPS_LIBRARY=<build>/libworkbook_ops_05-autograd_<backend>.so WB_OPS_DEVICE=cpu|cuda .venv/bin/python3 -m pytest test_op.py
 """
 import os
 
