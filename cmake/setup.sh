@@ -11,7 +11,8 @@
 #   ... --check                 only check: exit 1 and print what to install if anything required is missing
 # Missing packages: as root on Debian/Ubuntu it installs them with apt-get (Catch2 v3 from
 # bookworm-backports on bookworm); otherwise it stops and prints the exact command to run.
-# torch: `python3 -m venv --system-site-packages .venv` (so a torch already installed for python3 is
+# torch: a python3 that imports torch and pytest already is used as it is; otherwise
+# `python3 -m venv --system-site-packages .venv` (so a torch already installed for python3 is
 # used as it is), then pip installs torch and pytest into .venv when they are missing there; CMake
 # uses .venv/bin/python3 when it exists (cmake/WorkbookTorch.cmake). Without torch, chapter 05 is
 # reported skipped and nothing else changes; WB_TORCH=OFF skips it. The CUDA toolkit is optional:
@@ -148,6 +149,13 @@ apt_install() {  # packages...
 # chapter 05 is reported skipped. Sets `found` to the files of torch and pytest it found (for the
 # cache key).
 torch_step() {
+  # A python3 that already has both (a GPU machine's own environment, itself often a venv whose
+  # packages a new --system-site-packages venv would not see) is used as it is: no venv, no pip.
+  if [[ ! -x $venv/bin/python3 ]] && command -v python3 >/dev/null && python3 -c 'import torch.utils, pytest' 2>/dev/null; then
+    read -r -a found < <(python3 -c 'import os, pytest, torch.version
+print(os.path.realpath(torch.version.__file__), os.path.realpath(pytest.__file__))' 2>/dev/null) || true
+    return 0
+  fi
   if [[ ! -x $venv/bin/python3 ]]; then
     if ! command -v python3 >/dev/null; then
       echo "setup: no python3: chapter 05 will be reported skipped (install python3 and python3-venv for it)" >&2
