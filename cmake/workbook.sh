@@ -753,14 +753,27 @@ ncu_side_by_side() {
 emu_profile_table() {
   sort -t$'\t' -k1,1 -k2,2 -k3,3n -k4,4 "$1" | awk -F'\t' -v root="$root/" '
     { key = $1 "\t" $2 "\t" $3 "\t" $4; if (!(key in req)) { order[++n] = key; bytes[key] = $5 }
-      req[key] += $6; sec[key] += $7; ideal[key] += $8 }
-    END {
+      req[key] += $6; got[key] += $7; ideal[key] += $8 }
+    function table(shared,   i, k, p, file, printed) {
+      last = ""
       for (i = 1; i <= n; i++) {
-        k = order[i]; split(k, p, "\t"); file = p[2]; sub("^" root, "", file)
-        if (p[1] != last) { printf "  %s:\n", p[1]; printf "    %-44s %-6s %9s %16s %6s\n", "line", "access", "requests", "sectors/request", "ideal"; last = p[1] }
-        printf "    %-44s %-6s %9d %16.1f %6.1f\n", file ":" p[3], p[4], req[k], sec[k] / req[k], ideal[k] / req[k]
+        k = order[i]; split(k, p, "\t")
+        if ((p[4] ~ /^shared-/) != shared) continue
+        file = p[2]; sub("^" root, "", file)
+        if (p[1] != last) {
+          printf "  %s, %s:\n", p[1], shared ? "shared memory" : "global memory"
+          printf "    %-44s %-6s %9s %16s %6s\n", "line", "access", "requests", shared ? "wavefronts/req" : "sectors/request", "ideal"
+          last = p[1]
+        }
+        sub(/^shared-/, "", p[4])
+        printf "    %-44s %-6s %9d %16.1f %6.1f\n", file ":" p[3], p[4], req[k], got[k] / req[k], ideal[k] / req[k]
+        printed = 1
       }
-      if (n == 0) print "  no instrumented launch recorded a global-memory access"
+      return printed
+    }
+    END {
+      if (!table(0)) print "  no instrumented launch recorded a global-memory access"
+      table(1)
     }'
 }
 
@@ -791,13 +804,14 @@ cmd_profile() {
       { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 WB_EMU_PROFILE="$g/$id.profile-$who.tsv" "$exe" "$spec" 2>&1) || true; } \
         >>"$g/$id.profile.log" 2>/dev/null
       echo
-      echo "$who (${spec//\\/}), global memory per source line, summed over the run's launches:"
+      echo "$who (${spec//\\/}), per source line, summed over the run's launches:"
       if [[ -s $g/$id.profile-$who.tsv ]]; then emu_profile_table "$g/$id.profile-$who.tsv"
       else echo "  no instrumented launch recorded a global-memory access (see ${g#"$root/"}/$id.profile.log)"; fi
     done
     echo
-    echo "(CPU backend: sectors counted as a GPU's load/store units count them; no times. 4-byte lanes of a"
-    echo " full warp, coalesced: 4 sectors per request; one sector per thread: 32.)"
+    echo "(CPU backend: sectors and wavefronts counted as a GPU's memory units count them; no times. Global:"
+    echo " a full warp's coalesced 4-byte accesses take 4 sectors per request, one sector per thread 32."
+    echo " Shared: 1 wavefront per request without bank conflicts, n for an n-way conflict.)"
     return 0
   fi
   command -v ncu >/dev/null || { echo "profile: ncu (Nsight Compute) is not on PATH: it comes with the CUDA toolkit" >&2; exit 1; }

@@ -81,9 +81,11 @@ void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
 using namespace internal;
 
 namespace {
-// WB_EMU_PROFILE=<file>: every instrumented launch appends its global-memory statistics to the
-// file, one tab-separated row per source line and direction: kernel, file, line, load or store,
-// bytes per lane, requests, sectors, ideal sectors (`bash cmake/workbook.sh profile` reads them).
+// WB_EMU_PROFILE=<file>: every instrumented launch appends its memory statistics to the file, one
+// tab-separated row per source line and direction: kernel, file, line, load or store, bytes per
+// lane, requests, sectors, ideal sectors for global memory; for shared memory the direction is
+// shared-load or shared-store and the last two are wavefronts and ideal wavefronts (bank
+// conflicts). `bash cmake/workbook.sh profile` reads them.
 void append_profile(const char* kernel) {
   const char* path = std::getenv("WB_EMU_PROFILE");
   if (!path || !*path) return;
@@ -95,6 +97,11 @@ void append_profile(const char* kernel) {
                  l.store ? "store" : "load", l.bytes, static_cast<unsigned long long>(l.stats.requests),
                  static_cast<unsigned long long>(l.stats.sectors),
                  static_cast<unsigned long long>(l.stats.ideal_sectors));
+  for (const SharedLineStats& l : last_launch_shared_stats().lines)
+    std::fprintf(f, "%s\t%s\t%d\t%s\t%d\t%llu\t%llu\t%llu\n", kernel, l.file.c_str(), l.line,
+                 l.store ? "shared-store" : "shared-load", l.bytes, static_cast<unsigned long long>(l.stats.requests),
+                 static_cast<unsigned long long>(l.stats.wavefronts),
+                 static_cast<unsigned long long>(l.stats.ideal_wavefronts));
   std::fclose(f);
 }
 

@@ -46,6 +46,10 @@ fixture emu-profile.tsv >"$scratch/emu.tsv"
 out=$(emu_profile_table "$scratch/emu.tsv")
 expect_contains "emu profile: load line, summed" "$out" "chapters/03-coalescing/transpose.cu:18       load         192              4.0    4.0"
 expect_contains "emu profile: store line, summed" "$out" "chapters/03-coalescing/transpose.cu:19       store        192             32.0    4.0"
+expect_contains "emu profile: global table" "$out" "  transpose_kernel, global memory:"
+expect_contains "emu profile: shared table" "$out" "  transpose_kernel, shared memory:"$'\n'"    line                                         access  requests   wavefronts/req  ideal"
+expect_contains "emu profile: a bank conflict" "$out" "chapters/03-coalescing/transpose.cu:23       load         128             32.0    1.0"
+expect_contains "emu profile: no bank conflict" "$out" "chapters/03-coalescing/transpose.cu:19       store        128              1.0    1.0"
 
 expect_eq "catch_escape" "$(catch_escape 'c = a + b for sizes, [primes]')" 'c = a + b for sizes\, \[primes\]'
 
@@ -128,15 +132,15 @@ out=$(cmd_check coalescing 2>&1)
 expect_contains "check on the CPU backend: races" "$out" "  shared-memory races (as racecheck):         2 faults"
 expect_contains "check on the CPU backend: says so" "$out" "CPU backend: what a GPU's compute-sanitizer would find"
 out=$(cmd_profile 3 2>&1)
-expect_contains "profile on the CPU backend: yours" "$out" "yours ([racecheck]), global memory per source line"
-expect_contains "profile on the CPU backend: solution" "$out" "solution ([racecheck]), global memory per source line"
+expect_contains "profile on the CPU backend: yours" "$out" "yours ([racecheck]), per source line"
+expect_contains "profile on the CPU backend: solution" "$out" "solution ([racecheck]), per source line"
 expect_contains "profile on the CPU backend: a line" "$out" "chapters/03-coalescing/transpose.cu:19       store        192             32.0    4.0"
 expect_not_contains "profile on the CPU backend: no times" "$out" "duration"
 # A grader with a [coalescing] case: profile runs that one (what its verdict counts).
 sed -i 's/\[\[ \$2 == .\[racecheck\]. \]\]/[[ $2 == "[racecheck]" || $2 == "[coalescing]" ]]/' "$dir/inspect-03-coalescing-cpu"
 grep -q coalescing "$dir/inspect-03-coalescing-cpu" || fail "the stand-in grader was not given a [coalescing] case"
 out=$(cmd_profile 3 2>&1)
-expect_contains "profile on the CPU backend: the coalescing case first" "$out" "yours ([coalescing]), global memory per source line"
+expect_contains "profile on the CPU backend: the coalescing case first" "$out" "yours ([coalescing]), per source line"
 
 # A chapter this backend does not build (CUDA only, or no libtorch): said.
 cmake() { echo "ninja: error: unknown target 'inspect-03-coalescing-cpu'"; return 1; }

@@ -35,5 +35,13 @@ WB_EMU_PROFILE="$scratch/solution.tsv" "$dir/03-coalescing.cpu.solution" '[coale
 out=$(emu_profile_table "$scratch/solution.tsv")
 [[ $out =~ transpose.cu:[0-9]+\ +store\ +[0-9]+\ +4\.0\ +4\.0 ]] || fail "the solution's stores: 4.0 sectors per request: $out"
 
+# Bank conflicts per line: the tile without its padding column is read down a column, 32 ways.
+WB_EMU_PROFILE="$scratch/unpadded.tsv" "$dir/03-coalescing.cpu.mutants.unpadded_tile" '[coalescing]' >/dev/null 2>&1 || true
+out=$(emu_profile_table "$scratch/unpadded.tsv")
+has "unpadded tile" "$out" "transpose_kernel, shared memory:"
+[[ $out =~ transpose.cu:[0-9]+\ +load\ +[0-9]+\ +32\.0\ +1\.0 ]] || fail "unpadded tile: a 32-way conflict on its loads: $out"
+out=$(emu_profile_table "$scratch/solution.tsv")
+[[ $out =~ transpose.cu:[0-9]+\ +load\ +[0-9]+\ +1\.0\ +1\.0 ]] || fail "the solution's padded tile: no bank conflict: $out"
+
 ((failures == 0)) || exit 1
 echo "all checks passed"
