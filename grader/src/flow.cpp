@@ -13,6 +13,12 @@
 #include "wb/watchdog.hpp"
 
 namespace wb {
+#ifndef WB_EMU
+namespace detail {
+void dirty_shared_memory();  // hold.cu
+}  // namespace detail
+#endif
+
 namespace {
 
 struct Lost {
@@ -110,6 +116,11 @@ void fail_with_cuda_error(const std::string& what, cudaError_t code, const std::
 void run_launch(const std::string& what, const std::function<void()>& launch, std::chrono::seconds limit) {
   cudaError_t code = cudaSuccess;
   std::string threw;
+#ifndef WB_EMU
+  // On a GPU, shared memory a kernel never writes holds what an earlier kernel left there, often
+  // zeros in a fresh process: a missing clear would pass. Fill it first, as the CPU backend does.
+  detail::dirty_shared_memory();
+#endif
   {
     Watchdog dog(what, limit);
     try {
