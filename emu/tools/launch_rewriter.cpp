@@ -4,7 +4,10 @@
 //
 // These rewrites, everything else is copied byte for byte:
 //   kernel<<<grid, block[, shmem[, stream]]>>>(args)
-//     -> ::wb_emu::make_launch(kernel, "kernel", __FILE__, __LINE__, grid, block[, shmem[, stream]])(args)
+//     -> ::wb_emu::make_launch([&](auto&... wb_a) { kernel(wb_a...); }, "kernel", __FILE__, __LINE__,
+//                              grid, block[, shmem[, stream]])(args)
+//        (the kernel called as written: a template's arguments deduced, a qualified name, a pointer,
+//        `table[i]`, `s.k`, `p->k`, `(*fp)`; in a #define's body too, its line splices kept)
 //   extern __shared__ T name[];
 //     -> T* const name = ::wb_emu::dynamic_shared<T>();
 //   __shared__ T name[dims];   (also a scalar `__shared__ T name;`, with `volatile` kept)
@@ -20,15 +23,20 @@
 //
 // --instrument (a file built with WB_EMU_INSTRUMENT=1, see emu/include/wb_emu/instrument.hpp)
 // also makes its memory accesses recorded:
-//   a pointer parameter of a __global__ or __device__ function, `const float* __restrict__ in`
+//   a pointer parameter of a __device__ function, `const float* __restrict__ in`
 //     -> `::wb_emu::gptr<const float> in`   (void pointers, references, arrays are left alone)
+//   a pointer parameter of a __global__ function keeps its type under another name, and the body
+//   starts (on the line of its '{') with the recorded pointer:
+//     `const float* in` -> `const float* wb_emu_raw_in` ... `{ ::wb_emu::gptr<const float> in(wb_emu_raw_in);`
 //   __shared__ T name[dims];
 //     -> auto&& name = ::wb_emu::instrument_shared(::wb_emu::static_shared<T [dims]>([]{}, "name"), "name");
 //        (its indices are checked against the extents)
 //   extern __shared__ T name[];
 //     -> const auto name = ::wb_emu::dynamic_shared_named<T>("name");
-//   in the body of such a function, a local pointer declared with an initializer,
+//   in the body of such a function, a local pointer declaration (after a comment or directive too,
+//   in a for loop's init, with or without an initializer, several declarators),
 //   `const float4* v = reinterpret_cast<const float4*>(in);` -> `::wb_emu::gptr<const float4> v = ...;`
+//   and `auto* p = ...` -> `auto p = ...`
 //   reinterpret_cast<U*>(p)   -> ::wb_emu::instrumented_cast<U*>(p)   (a gptr stays a gptr)
 //   launches                  -> ::wb_emu::make_instrumented_launch(...)
 #include <cctype>
@@ -48,10 +56,14 @@ struct Source {
   std::string path;
 };
 
-[[noreturn]] void fail(const Source& src, std::size_t pos, const std::string& what) {
+void report(const Source& src, std::size_t pos, const std::string& what) {
   int line = 1;
   for (std::size_t i = 0; i < pos && i < src.text.size(); ++i) line += src.text[i] == '\n';
   std::cerr << src.path << ":" << line << ": error: " << what << "\n";
+}
+
+[[noreturn]] void fail(const Source& src, std::size_t pos, const std::string& what) {
+  report(src, pos, what);
   std::exit(1);
 }
 
@@ -91,30 +103,77 @@ std::size_t skip_non_code(const std::string& s, std::size_t i) {
 
 bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+bool is_keyword(const std::string& w) {
+  static const char* const keywords[] = {"return", "case", "else", "do", "throw", "co_return", "co_yield", "new",
+                                         "delete", "sizeof", "typedef", "using", "goto"};
+  for (const char* k : keywords)
+    if (w == k) return true;
+  return false;
+}
+
 // Start of the callee expression that ends just before `end` (the `<<<`): a possibly qualified
-// name with template arguments, e.g. `ns::kernel<float, 256>` or `kernel`.
+// name with template arguments (`ns::kernel<float, 256>`, `kernel`), a member (`table.k`,
+// `p->k`), a subscript or call of one (`kernels[i]`, `pick(n)`), or a parenthesized expression
+// (`(*fp)`). Returns `end` when there is none.
 std::size_t callee_start(const std::string& s, std::size_t end) {
   std::size_t i = end;
-  auto skip_space_back = [&] { while (i > 0 && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i; };
+  while (i > 0 && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i;
   for (;;) {
-    skip_space_back();
-    if (i > 0 && s[i - 1] == '>') {  // template argument list: find its matching '<'
+    const std::size_t part_end = i;
+    // brackets after a name, right to left: template arguments, subscripts, calls
+    while (i > 0 && (s[i - 1] == '>' || s[i - 1] == ']' || s[i - 1] == ')')) {
+      const char close = s[i - 1];
+      const char open = close == '>' ? '<' : close == ']' ? '[' : '(';
       int depth = 0;
-      while (i > 0) {
-        char c = s[--i];
-        if (c == '>') ++depth;
-        else if (c == '<' && --depth == 0) break;
+      std::size_t k = i;
+      while (k > 0) {
+        const char c = s[--k];
+        if (c == close) ++depth;
+        else if (c == open && --depth == 0) break;
       }
-      skip_space_back();
+      if (depth != 0) return end;
+      i = k;
+      if (close == '>')  // `kernel <float>`
+        while (i > 0 && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i;
     }
-    std::size_t name_end = i;
+    const std::size_t name_end = i;
     while (i > 0 && is_ident(s[i - 1])) --i;
-    if (i == name_end) return i;  // nothing name-like
-    // A qualifier: `ns::` or `tmpl<T>::` goes on; a leading `::` ends the name. No whitespace is
-    // crossed here, so a word before it (`return`, the end of a comment) is never taken for a scope.
+    if (i == name_end) {
+      // no name: a parenthesized expression stands alone, `(*fp)<<<...>>>`
+      if (i < part_end && s[i] == '(' && (i == 0 || (s[i - 1] != '.' && s[i - 1] != ':' && s[i - 1] != '>')))
+        return i;
+      return end;
+    }
+    if (std::isdigit(static_cast<unsigned char>(s[i]))) return end;
+    if (is_keyword(s.substr(i, name_end - i)))  // `return k<<<`: no callee; `return(k)<<<`: the parentheses
+      return name_end == part_end || s[name_end] != '(' ? end : name_end;
+    // A qualifier or member access goes on: `ns::`, `tmpl<T>::`, `obj.`, `p->`; a leading `::`
+    // ends the name. No whitespace is crossed here, so a word before it (`return`, the end of a
+    // comment) is never taken for a scope.
     if (i >= 2 && s[i - 1] == ':' && s[i - 2] == ':') {
       i -= 2;
       if (i > 0 && (is_ident(s[i - 1]) || s[i - 1] == '>')) continue;
+      return i;
+    }
+    {  // token pasting in a macro's body: `prefix##_kernel`
+      std::size_t k = i;
+      while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) --k;
+      if (k >= 3 && s[k - 1] == '#' && s[k - 2] == '#') {
+        k -= 2;
+        while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) --k;
+        if (k > 0 && is_ident(s[k - 1])) {
+          i = k;
+          continue;
+        }
+      }
+    }
+    if (i >= 1 && s[i - 1] == '.' && i >= 2 && (is_ident(s[i - 2]) || s[i - 2] == ']' || s[i - 2] == ')')) {
+      i -= 1;
+      continue;
+    }
+    if (i >= 2 && s[i - 1] == '>' && s[i - 2] == '-' && i >= 3 && (is_ident(s[i - 3]) || s[i - 3] == ']' || s[i - 3] == ')')) {
+      i -= 2;
+      continue;
     }
     return i;
   }
@@ -140,9 +199,26 @@ std::size_t matching_close(const Source& src, std::size_t open) {
   fail(src, open, "unclosed bracket in a kernel launch");
 }
 
+// The line breaks of `s`, to keep the line count of a rewritten span; a line splice (a
+// backslash before the newline, as in a multi-line #define) stays one.
 std::string newlines_in(const std::string& s) {
   std::string out;
-  for (char c : s) if (c == '\n') out += '\n';
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (s[k] != '\n') continue;
+    std::size_t b = k;
+    if (b > 0 && s[b - 1] == '\r') --b;
+    out += b > 0 && s[b - 1] == '\\' ? "\\\n" : "\n";
+  }
+  return out;
+}
+
+// `s` on one line: line splices and newlines become spaces.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (s[k] == '\\' && k + 1 < s.size() && (s[k + 1] == '\n' || s[k + 1] == '\r')) continue;
+    out += s[k] == '\n' || s[k] == '\r' ? ' ' : s[k];
+  }
   return out;
 }
 
@@ -154,6 +230,67 @@ std::string escape(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+bool is_ident(char c);
+std::string trim(const std::string& s);
+
+// A kernel's name for messages: the callee as written, its spacing made regular
+// (`ns::k<float, 4>`, `k<unsigned int>`).
+std::string display_name(const std::string& callee) {
+  std::string out;
+  bool space = false;
+  for (char c : one_line(callee)) {
+    if (std::isspace(static_cast<unsigned char>(c))) { space = true; continue; }
+    if (space && !out.empty() && is_ident(out.back()) && is_ident(c)) out += ' ';
+    space = false;
+    out += c;
+    if (c == ',') out += ' ';
+  }
+  return out;
+}
+
+// Where the preprocessor directive holding position i starts (its '#'), following line splices
+// back; npos when i is on no directive's line.
+std::size_t line_begin(const std::string& s, std::size_t i) {
+  const std::size_t nl = i == 0 ? std::string::npos : s.rfind('\n', i - 1);
+  return nl == std::string::npos ? 0 : nl + 1;
+}
+std::size_t directive_start(const std::string& s, std::size_t i) {
+  std::size_t b = line_begin(s, i);
+  while (b >= 2) {  // the previous line ends with a splice: the directive may start there
+    std::size_t k = b - 1;
+    if (k >= 1 && s[k - 1] == '\r') --k;
+    if (k < 1 || s[k - 1] != '\\') break;
+    b = line_begin(s, b - 1);
+  }
+  while (b < i && (s[b] == ' ' || s[b] == '\t')) ++b;
+  return b < s.size() && s[b] == '#' ? b : std::string::npos;
+}
+
+// The parameters of the function-like macro whose #define holds position i (empty when none).
+std::vector<std::string> macro_params(const std::string& s, std::size_t i) {
+  std::vector<std::string> params;
+  std::size_t k = directive_start(s, i);
+  if (k == std::string::npos) return params;
+  ++k;
+  while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+  if (s.compare(k, 6, "define") != 0) return params;
+  k += 6;
+  while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+  while (k < s.size() && is_ident(s[k])) ++k;
+  if (k >= s.size() || s[k] != '(') return params;  // an object-like macro
+  for (++k; k < s.size() && s[k] != ')' && s[k] != '\n';) {
+    if (is_ident(s[k])) {
+      std::size_t e = k;
+      while (e < s.size() && is_ident(s[e])) ++e;
+      params.push_back(s.substr(k, e - k));
+      k = e;
+    } else {
+      ++k;
+    }
+  }
+  return params;
 }
 
 std::string squeeze(const std::string& s) {
@@ -186,14 +323,22 @@ std::string rewrite_launch(const Source& src, std::size_t lt, std::size_t start,
   if (paren >= s.size() || s[paren] != '(') fail(src, gt, "a kernel launch needs its argument list: kernel<<<grid, block>>>(args)");
   std::size_t close = matching_close(src, paren);
 
-  std::string callee = s.substr(start, lt - start);
-  std::string cfg = s.substr(cfg_begin, gt - cfg_begin);
-  std::string args = s.substr(paren + 1, close - paren - 1);
-  // Newlines between the callee and the config, and between config and args, are moved after
-  // the rewritten text's opening so the total line count stays the same.
-  std::string out = std::string(instrument ? "::wb_emu::make_instrumented_launch(" : "::wb_emu::make_launch(") + callee + ", \"" + escape(squeeze(callee)) +
-                    "\", __FILE__, __LINE__, " + cfg + ")" + newlines_in(s.substr(gt, paren - gt)) +
-                    "(" + args + ")";
+  const std::string callee = s.substr(start, lt - start);
+  const std::string cfg = s.substr(cfg_begin, gt - cfg_begin);
+  const std::string args = s.substr(paren + 1, close - paren - 1);
+  // The kernel is called through a generic lambda, so that a kernel template's arguments are
+  // deduced from the launch's, as nvcc deduces them.
+  const std::string c = trim(one_line(callee));
+  const std::string kernel = "[&](auto&... wb_a) { " + c + "(wb_a...); }";
+  // Its name for messages; in a function-like macro whose parameter is the kernel, the argument.
+  std::string name = "\"" + escape(display_name(callee)) + "\"";
+  for (const std::string& param : macro_params(s, lt))
+    if (param == c) name = "#" + c;
+  // Newlines in the callee, between the callee and the config, and between config and args, are
+  // moved after the rewritten text's opening so the total line count stays the same.
+  std::string out = std::string(instrument ? "::wb_emu::make_instrumented_launch(" : "::wb_emu::make_launch(") +
+                    kernel + ", " + name + ", __FILE__, __LINE__, " + cfg + ")" + newlines_in(callee) +
+                    newlines_in(s.substr(gt, paren - gt)) + "(" + args + ")";
   consumed_to = close + 1;
   return out;
 }
@@ -313,7 +458,13 @@ std::string trim(const std::string& s) {
 
 // One parameter declaration: `const float* __restrict__ in` -> `::wb_emu::gptr<const float> in`;
 // anything else is returned unchanged.
-std::string rewrite_param(const std::string& param) {
+// For a kernel's parameter (`kernel`), the parameter keeps its type, under another name, and
+// `shadow` gets the declaration of the recorded pointer with the parameter's name, for the start
+// of the body: `const float* in` -> `const float* wb_emu_raw_in` and
+// `::wb_emu::gptr<const float> in(wb_emu_raw_in);`. The kernel's type stays the one nvcc sees,
+// so a template's arguments are deduced from a launch's raw pointers and function pointers to it
+// have the written type.
+std::string rewrite_param(const std::string& param, bool kernel, std::string& shadow) {
   if (param.find_first_of("([&.") != std::string::npos) return param;
   std::string decl = param, def;
   int depth = 0;
@@ -344,6 +495,7 @@ std::string rewrite_param(const std::string& param) {
     return param;
   bool top_const = false;
   std::string name;
+  std::size_t name_at = 0;
   const std::string after = decl.substr(star + 1);
   for (std::size_t i = 0; i < after.size();) {
     if (std::isspace(static_cast<unsigned char>(after[i]))) { ++i; continue; }
@@ -353,19 +505,28 @@ std::string rewrite_param(const std::string& param) {
     const std::string w = after.substr(i, j - i);
     if (w == "const") top_const = true;
     else if (w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict") {
-    } else if (name.empty()) name = w;
-    else return param;
+    } else if (name.empty()) {
+      name = w;
+      name_at = star + 1 + i;
+    } else return param;
     i = j;
   }
   for (char& c : pointee)
     if (c == '\n') c = ' ';
+  if (kernel) {
+    if (name.empty()) return param;  // unnamed: never used
+    shadow += std::string(top_const ? "const " : "") + "::wb_emu::gptr<" + pointee + "> " + name + "(wb_emu_raw_" +
+              name + "); ";
+    return decl.substr(0, name_at) + "wb_emu_raw_" + decl.substr(name_at) + def;
+  }
   return decl.substr(0, lead) + (top_const ? "const " : "") + "::wb_emu::gptr<" + pointee + ">" +
          (name.empty() ? "" : " " + name) + newlines_in(decl.substr(lead)) + def;
 }
 
 // `__global__`/`__device__` at p: if a function's parameter list follows, rewrites its pointer
 // parameters; `open`/`close` are its brackets.
-bool try_rewrite_params(const Source& src, std::size_t p, std::string& out, std::size_t& open, std::size_t& close) {
+bool try_rewrite_params(const Source& src, std::size_t p, bool kernel, std::string& out, std::string& shadows,
+                        std::size_t& open, std::size_t& close) {
   const std::string& s = src.text;
   std::size_t i = p + 10;  // both keywords have 10 characters
   bool after_name = false;
@@ -418,19 +579,32 @@ bool try_rewrite_params(const Source& src, std::size_t p, std::string& out, std:
     if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
     else if ((c == ')' || c == ']' || c == '}' || c == '>') && k != close) --depth;
     if ((c == ',' && depth == 0) || k == close) {
-      out += rewrite_param(s.substr(start, k - start));
+      out += rewrite_param(s.substr(start, k - start), kernel, shadows);
       if (k != close) out += ',';
       start = k + 1;
     }
   }
   return true;
 }
-// At i, the start of a statement in an instrumented function's body: `[const] T* [const] name =`
-// (one `*`, not void) becomes `[const] ::wb_emu::gptr<[const] T> name =`. Returns false otherwise.
-bool try_rewrite_local_pointer(const std::string& s, std::size_t i, std::string& out, std::size_t& consumed_to) {
+// An edit the main loop makes when it reaches `pos`: `erase` characters there replaced by `text`.
+struct Edit {
+  std::size_t pos, erase;
+  std::string text;
+};
+
+// At i, the start of a statement (or of a for loop's init) in an instrumented function's body:
+// `[const] T* [const] name [= init]` (one `*`, not void) becomes
+// `[const] ::wb_emu::gptr<[const] T> name [= init]`, and `auto* name =` becomes `auto name =`.
+// Further declarators of the declaration: `, *b = init` loses its `*` (an edit at the `*`), and
+// `, n = init` (not a pointer) becomes a declaration of its own, `; T n = init` (not in a for
+// loop's init, where the declaration is left as it is). Returns false when i starts no such
+// declaration.
+bool try_rewrite_local_pointer(const Source& src, std::size_t i, bool for_init, std::string& out,
+                               std::size_t& consumed_to, std::vector<Edit>& edits) {
+  const std::string& s = src.text;
   std::size_t k = i;
   std::string type;
-  bool any = false;
+  bool any = false, is_auto = false;
   for (;;) {  // the type: identifiers, `::`, template arguments
     while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
     if (k < s.size() && is_ident(s[k]) && !std::isdigit(static_cast<unsigned char>(s[k]))) {
@@ -439,9 +613,13 @@ bool try_rewrite_local_pointer(const std::string& s, std::size_t i, std::string&
       const std::string w = s.substr(k, e - k);
       static const char* const not_types[] = {"return", "case", "delete", "throw", "else", "do", "goto",
                                               "sizeof", "new", "typedef", "using", "static_assert", "if",
-                                              "while", "for", "switch", "auto", "void"};
+                                              "while", "for", "switch", "void"};
       for (const char* kw : not_types)
         if (w == kw) return false;
+      if (w == "auto") {
+        if (any) return false;  // `const auto* p`: left alone
+        is_auto = true;
+      }
       type += (type.empty() || type.back() == ':' || type.back() == '<' ? "" : " ") + w;
       k = e;
       any = true;
@@ -464,6 +642,7 @@ bool try_rewrite_local_pointer(const std::string& s, std::size_t i, std::string&
     break;
   }
   if (!any || k >= s.size() || s[k] != '*') return false;
+  if (is_auto && type != "auto") return false;
   ++k;
   bool top_const = false;
   std::string name;
@@ -479,27 +658,62 @@ bool try_rewrite_local_pointer(const std::string& s, std::size_t i, std::string&
     } else if (name.empty()) name = w;
     else return false;
   }
-  if (name.empty() || k + 1 >= s.size() || s[k] != '=' || s[k + 1] == '=') return false;
+  if (name.empty() || k >= s.size()) return false;
+  const bool init = s[k] == '=' && k + 1 < s.size() && s[k + 1] != '=';
+  if (!init && s[k] != ';' && s[k] != ',') return false;
+  if (is_auto && !init) return false;
   const std::string sq = squeeze(type);
   if (sq == "const" || sq == "volatile" || sq == "constvolatile") return false;
+  if (is_auto) {
+    out = "auto " + name + " ";
+    consumed_to = k;
+    return true;
+  }
   out = std::string(top_const ? "const " : "") + "::wb_emu::gptr<" + type + "> " + name + " ";
-  consumed_to = k;  // the '=' is copied
+  consumed_to = k;  // the '=' (or ';' or ',') is copied
+  // the declaration's other declarators, up to its ';' (bracket depth 0)
+  std::vector<Edit> more;
+  int depth = 0;
+  for (std::size_t j = k; j < s.size(); ++j) {
+    const std::size_t n = skip_non_code(s, j);
+    if (n != j) { j = n - 1; continue; }
+    const char c = s[j];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) break;
+    } else if (c == ';' && depth == 0) break;
+    else if (c == ',' && depth == 0) {
+      std::size_t d = j + 1;
+      while (d < s.size() && std::isspace(static_cast<unsigned char>(s[d]))) ++d;
+      std::size_t e = d + (d < s.size() && s[d] == '*' ? 1 : 0);
+      while (e < s.size() && (s[e] == ' ' || s[e] == '\t')) ++e;
+      std::size_t f = e;
+      while (f < s.size() && is_ident(s[f])) ++f;
+      if (f == e || std::isdigit(static_cast<unsigned char>(s[e]))) continue;  // not a declarator (or not one we know)
+      const std::string w = s.substr(e, f - e);
+      std::size_t g = f;
+      while (g < s.size() && (s[g] == ' ' || s[g] == '\t')) ++g;
+      if (w == "const" || w == "__restrict__" || w == "__restrict" || w == "volatile" || g >= s.size() ||
+          (s[g] != '=' && s[g] != ',' && s[g] != ';'))
+        continue;
+      if (s[d] == '*') {
+        if (top_const) return true;  // `T* const a = x, *b`: b would be const too; left as it was
+        more.push_back(Edit{d, 1, ""});
+      } else if (!for_init) {
+        more.push_back(Edit{j, 1, "; " + type});
+      }
+    }
+  }
+  edits.insert(edits.end(), more.begin(), more.end());
   return true;
 }
 
-// Whether position i starts a statement: the previous code character is `;`, `{` or `}`.
-bool statement_start(const std::string& s, std::size_t i, std::size_t floor) {
-  std::size_t k = i;
-  while (k > floor && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
-  return k > floor && (s[k - 1] == ';' || s[k - 1] == '{' || s[k - 1] == '}');
-}
-
-// Whether position i is on a preprocessor directive's line (`#define ... __constant__`).
-bool on_directive_line(const std::string& s, std::size_t i) {
-  std::size_t b = s.rfind('\n', i);
-  b = b == std::string::npos ? 0 : b + 1;
-  while (b < i && (s[b] == ' ' || s[b] == '\t')) ++b;
-  return b < s.size() && s[b] == '#';
+// Whether the code character before position `prev` (the last one the main loop saw, a '(')
+// closes the word `for`: a for loop's init follows.
+bool after_for(const std::string& s, std::size_t prev) {
+  std::size_t k = prev;
+  while (k > 0 && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
+  return k >= 3 && s.compare(k - 3, 3, "for") == 0 && (k == 3 || !is_ident(s[k - 4]));
 }
 
 // A variable declaration with `__constant__` or `__device__` (of length `kw_len`) at p: the
@@ -511,7 +725,7 @@ bool on_directive_line(const std::string& s, std::size_t i) {
 bool try_register_symbol(const Source& src, std::size_t p, std::size_t kw_len, const char* space, std::string& out,
                          std::size_t& consumed_to) {
   const std::string& s = src.text;
-  if (on_directive_line(s, p)) return false;
+  if (directive_start(s, p) != std::string::npos) return false;
   // what comes before: qualifiers, then `template <...>` (a variable template) or `extern`
   for (std::size_t k = p;;) {
     while (k > 0 && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
@@ -599,6 +813,7 @@ bool try_register_symbol(const Source& src, std::size_t p, std::size_t kw_len, c
   consumed_to = semi + 1;
   return true;
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -626,9 +841,27 @@ int main(int argc, char** argv) {
                     (instrument ? "#include <wb_emu/instrument.hpp>\n" : "") + "#line 1 \"" + escape(src.path) + "\"\n";
   std::size_t copied = 0;  // s[copied, i) is pending copy
   std::size_t body_begin = 0, body_end = 0;  // the body of the last instrumented function
+  // The last code character seen (comments skipped; ';' at the end of a directive's line) and its
+  // position: a declaration starts after ';', '{' or '}', or after `for (`.
+  char prev_code = ';';
+  std::size_t prev_pos = 0;
+  std::vector<Edit> edits;  // made when the loop reaches them, in order
   for (std::size_t i = 0; i < s.size();) {
+    if (!edits.empty() && edits.front().pos <= i) {
+      if (edits.front().pos == i) {
+        out.append(s, copied, i - copied);
+        out += edits.front().text;
+        copied = i = i + edits.front().erase;
+      }
+      edits.erase(edits.begin());
+      continue;
+    }
     std::size_t j = skip_non_code(s, i);
-    if (j != i) { i = j; continue; }
+    if (j != i) {
+      if (s[i] == '"' || s[i] == '\'') prev_code = '"';
+      i = j;
+      continue;
+    }
     if (s.compare(i, 3, "<<<") == 0) {
       std::size_t start = callee_start(s, i);
       if (start == i) fail(src, i, "'<<<' must follow a kernel name");
@@ -637,6 +870,7 @@ int main(int argc, char** argv) {
       out.append(s, copied, start - copied);
       out += rep;
       copied = i = next;
+      prev_code = ')';
       continue;
     }
     std::string rep;
@@ -654,12 +888,15 @@ int main(int argc, char** argv) {
         out.append(s, copied, i - copied);
         out += rep;
         copied = i = next;
+        prev_code = ';';
         continue;
       }
     }
     if (instrument && s[i] == '_' && (word_at(s, i, "__global__") || word_at(s, i, "__device__"))) {
       std::size_t open = 0, close = 0;
-      if (try_rewrite_params(src, i, rep, open, close)) {
+      std::string shadows;
+      const bool kernel = s[i + 2] == 'g';
+      if (try_rewrite_params(src, i, kernel, rep, shadows, open, close)) {
         out.append(s, copied, open + 1 - copied);
         out += rep;
         copied = i = close;
@@ -669,19 +906,28 @@ int main(int argc, char** argv) {
         if (b < s.size() && s[b] == '{') {
           body_begin = b;
           body_end = matching_close(src, b);
+          if (!shadows.empty()) {  // a kernel's recorded pointers, on the line of its '{'
+            out.append(s, copied, b + 1 - copied);
+            out += " " + shadows;
+            copied = i = b + 1;
+            prev_code = '{';
+            prev_pos = b;
+          }
         }
         continue;
       }
       i += 10;
+      prev_code = '_';
       continue;
     }
     if (instrument && i > body_begin && i < body_end && is_ident(s[i]) && (i == 0 || !is_ident(s[i - 1])) &&
-        statement_start(s, i, body_begin)) {
+        (prev_code == ';' || prev_code == '{' || prev_code == '}' || (prev_code == '(' && after_for(s, prev_pos)))) {
       std::size_t next = 0;
-      if (try_rewrite_local_pointer(s, i, rep, next)) {
+      if (try_rewrite_local_pointer(src, i, prev_code == '(', rep, next, edits)) {
         out.append(s, copied, i - copied);
         out += rep;
         copied = i = next;
+        prev_code = 'x';
         continue;
       }
     }
@@ -689,6 +935,7 @@ int main(int argc, char** argv) {
       out.append(s, copied, i - copied);
       out += "::wb_emu::instrumented_cast";
       copied = i = i + 16;
+      prev_code = 't';
       continue;
     }
     std::size_t begin = 0;
@@ -697,6 +944,14 @@ int main(int argc, char** argv) {
       out += rep;
       copied = i = next;
       continue;
+    }
+    if (s[i] == '\n') {
+      std::size_t k = i;
+      if (k > 0 && s[k - 1] == '\r') --k;
+      if ((k == 0 || s[k - 1] != '\\') && directive_start(s, i) != std::string::npos) prev_code = ';';
+    } else if (!std::isspace(static_cast<unsigned char>(s[i]))) {
+      prev_code = s[i];
+      prev_pos = i;
     }
     ++i;
   }

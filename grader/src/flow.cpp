@@ -48,7 +48,7 @@ std::string fault_sentence(const std::string& text) {
   std::string kernel;
   const std::string tag = "kernel fault in ";
   if (const auto at = text.find(tag); at != std::string::npos && at < nl) {
-    const auto end = text.find(',', at);
+    const auto end = text.find(", launched here", at);  // not the first ',': `k<float, 4>`
     kernel = text.substr(at + tag.size(), (end == std::string::npos || end > nl ? nl : end) - at - tag.size());
   }
   if (nl == std::string::npos) return trim(text);

@@ -10,6 +10,7 @@
 
 namespace flow_fixture {
 void fault(float* out);
+void fault_in_template(float* out);
 void fill(float* out, int n, float value);
 }  // namespace flow_fixture
 
@@ -32,6 +33,11 @@ wb::Comparison filled(int n) {
 TEST_CASE("a kernel fault fails its own case", "[fault-then-clean]") {
   wb::DeviceBuffer<float> out(32);
   wb::run_launch("divergent barriers", [&] { flow_fixture::fault(out.data()); });
+}
+
+TEST_CASE("a fault in a kernel template names it whole", "[template-fault]") {
+  wb::DeviceBuffer<float> out(32);
+  wb::run_launch("divergent barriers in a template", [&] { flow_fixture::fault_in_template(out.data()); });
 }
 
 TEST_CASE("the cases after a fault run clean", "[fault-then-clean]") {

@@ -24,6 +24,15 @@ using Catch::Matchers::StartsWith;
 namespace fixture {
 int fill(float* out, int n, int threads);  // rewriter/fill.cu
 }
+// rewriter/launches.cu, built plain and instrumented
+namespace launches_plain {
+int run(float* d, int* counts, const float* in, int n);
+void fault(float* d);
+}  // namespace launches_plain
+namespace launches_instr {
+int run(float* d, int* counts, const float* in, int n);
+void fault(float* d);
+}  // namespace launches_instr
 
 namespace {
 
@@ -44,6 +53,14 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// Line number of the line of rewriter/<file> that contains `marker` (0 when none does).
+int line_of(const std::string& file, const std::string& marker) {
+  const std::vector<std::string> lines = lines_of(read(fixtures + "/" + file));
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (lines[k].find(marker) != std::string::npos) return int(k) + 1;
+  return 0;
+}
+
 std::string without_spaces(const std::string& s) {
   std::string out;
   for (char c : s)
@@ -58,13 +75,18 @@ struct Run {
 };
 
 // Runs the tool on fixture `name` (a file in rewriter/), or with `args` as given.
-Run rewrite_args(const std::string& args, const std::string& output_path, const std::string& tag) {
+// Runs a shell command with its stderr kept; `output_path` is the file it writes.
+Run run_command(const std::string& command, const std::string& output_path, const std::string& tag) {
   const std::string err_path = out_dir + "/" + tag + "." + std::to_string(getpid()) + ".stderr";
   std::remove(output_path.c_str());
-  const std::string cmd = "mkdir -p '" + out_dir + "' && '" WB_REWRITE_TOOL "' " + args + " 2> '" + err_path + "'";
+  const std::string cmd = "mkdir -p '" + out_dir + "' && " + command + " 2> '" + err_path + "'";
   const int status = std::system(cmd.c_str());
   REQUIRE(WIFEXITED(status));
   return Run{WEXITSTATUS(status), read(output_path), read(err_path)};
+}
+
+Run rewrite_args(const std::string& args, const std::string& output_path, const std::string& tag) {
+  return run_command("'" WB_REWRITE_TOOL "' " + args, output_path, tag);
 }
 
 Run rewrite(const std::string& name) {
@@ -86,15 +108,15 @@ TEST_CASE("a plain, a templated and a namespace-qualified launch become make_lau
   const Run r = rewrite("fill.cu");
   REQUIRE(r.exit_code == 0);
   const std::string& out = r.output;
-  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch(scale_kernel<float, 2>, \"scale_kernel<float,2>\", __FILE__, "
-                                    "__LINE__, blocks, threads)(out, n);"));
-  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch(inner::fill_kernel, \"inner::fill_kernel\", __FILE__, "
-                                    "__LINE__, blocks,\n"));
-  CHECK_THAT(out, ContainsSubstring("  ::wb_emu::make_launch(::fixture::scale_kernel<float, 3>, "
-                                    "\"::fixture::scale_kernel<float,3>\", __FILE__, __LINE__, blocks, threads, 0, "
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { scale_kernel<float, 2>(wb_a...); }, "
+                                    "\"scale_kernel<float, 2>\", __FILE__, __LINE__, blocks, threads)(out, n);"));
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { inner::fill_kernel(wb_a...); }, "
+                                    "\"inner::fill_kernel\", __FILE__, __LINE__, blocks,\n"));
+  CHECK_THAT(out, ContainsSubstring("  ::wb_emu::make_launch([&](auto&... wb_a) { ::fixture::scale_kernel<float, 3>(wb_a...); "
+                                    "}, \"::fixture::scale_kernel<float, 3>\", __FILE__, __LINE__, blocks, threads, 0, "
                                     "stream)(out, n);"));
-  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch(through_shared_kernel, \"through_shared_kernel\", __FILE__, "
-                                    "__LINE__, blocks, threads, threads * sizeof(float))(out, n);"));
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { through_shared_kernel(wb_a...); }, "
+                                    "\"through_shared_kernel\", __FILE__, __LINE__, blocks, threads, threads * sizeof(float))(out, n);"));
   // The comment before the `::`-qualified launch is left whole.
   CHECK_THAT(out, ContainsSubstring("(out, n);  // doubles: the next launch follows a comment\n"));
 }
@@ -200,12 +222,111 @@ TEST_CASE("the instrument mode turns pointer parameters, local pointers and shar
                              fixtures + "/instrument.cu\"\n"));
   CHECK_THAT(o, ContainsSubstring("__device__ float helper(::wb_emu::gptr<const float> p, int i)"));
   CHECK_THAT(o, ContainsSubstring("warp_reduce(::wb_emu::gptr<volatile float> s, int t)"));
-  CHECK_THAT(o, ContainsSubstring("k(::wb_emu::gptr<const float> in,\n"
-                                  "                                         ::wb_emu::gptr<float> out, int n, "
-                                  "::wb_emu::gptr<float> total)"));
+  // a kernel keeps its type (a launch deduces a template's arguments from raw pointers); its body
+  // starts with the recorded pointers, on the line of its '{'
+  CHECK_THAT(o, ContainsSubstring("k(const float* __restrict__ wb_emu_raw_in,\n"
+                                  "                                         float* __restrict__ wb_emu_raw_out, int n, "
+                                  "float* wb_emu_raw_total) { ::wb_emu::gptr<const float> in(wb_emu_raw_in); "
+                                  "::wb_emu::gptr<float> out(wb_emu_raw_out); ::wb_emu::gptr<float> total(wb_emu_raw_total); \n"));
   CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float4> in4 = ::wb_emu::instrumented_cast<const float4*>(in);"));
   CHECK_THAT(o, ContainsSubstring("auto&& sdata = ::wb_emu::instrument_shared(::wb_emu::static_shared< float  [B]>([]{}, \"sdata\"), \"sdata\");"));
-  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch(k<256>, \"k<256>\""));
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch([&](auto&... wb_a) { k<256>(wb_a...); }, \"k<256>\""));
   // the line count is kept, so __LINE__ and messages point at the learner's file
   CHECK(lines_of(o).size() == lines_of(read(fixtures + "/instrument.cu")).size() + 3);  // the prelude's two #includes and #line
+}
+
+TEST_CASE("launches of templates, namespaces, pointers, tables, members and macros become calls as written",
+          "[rewriter][launches]") {
+  const Run r = rewrite("launches.cu");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.errors.empty());
+  const std::string& o = r.output;
+  // deduced and explicit template arguments; the name for messages keeps its arguments whole
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { twice(wb_a...); }, \"twice\", __FILE__, "
+                                  "__LINE__, blocks, 64)(counts, n);"));
+  CHECK_THAT(o, ContainsSubstring("{ inner::add<float, 3>(wb_a...); }, \"inner::add<float, 3>\","));
+  // pointers to kernels, a table of them, members
+  CHECK_THAT(o, ContainsSubstring("{ fp(wb_a...); }, \"fp\","));
+  CHECK_THAT(o, ContainsSubstring("{ (*fp)(wb_a...); }, \"(*fp)\","));
+  CHECK_THAT(o, ContainsSubstring("{ table[1](wb_a...); }, \"table[1]\","));
+  CHECK_THAT(o, ContainsSubstring("{ t.kernel(wb_a...); }, \"t.kernel\","));
+  CHECK_THAT(o, ContainsSubstring("{ pt->kernel(wb_a...); }, \"pt->kernel\","));
+  // in a macro: the kernel parameter's argument is the name, and the line splice is kept
+  CHECK_THAT(o, ContainsSubstring("  ::wb_emu::make_launch([&](auto&... wb_a) { kernel(wb_a...); }, #kernel, __FILE__, "
+                                  "__LINE__, ((count) + 31) / 32,                \\\n           32)(data, count)\n"));
+  CHECK_THAT(o, ContainsSubstring("{ space::add_##suffix(wb_a...); }, \"space::add_##suffix\","));
+  CHECK(lines_of(o).size() == lines_of(read(fixtures + "/launches.cu")).size() + 2);
+}
+
+TEST_CASE("each form of launch runs its kernel, plain and instrumented", "[rewriter][launches][e2e]") {
+  const bool instrumented = GENERATE(false, true);
+  CAPTURE(instrumented);
+  const int n = GENERATE(1, 100, 1000);
+  CAPTURE(n);
+  float* d = nullptr;
+  int* counts = nullptr;
+  float* in = nullptr;
+  REQUIRE(cudaMalloc(&d, n * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&counts, n * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&in, n * sizeof(float)) == cudaSuccess);
+  for (int i = 0; i < n; ++i) {  // emulated device memory is host memory
+    d[i] = float(i % 7);
+    counts[i] = i;
+    in[i] = 0.5f * float(i);
+  }
+  const int line = instrumented ? launches_instr::run(d, counts, in, n) : launches_plain::run(d, counts, in, n);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
+  CHECK(line == line_of("launches.cu", "const int line = __LINE__;"));
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    float v = float(i % 7);
+    v += 1.0f;  // add_one
+    v *= 2.0f;  // twice
+    v += 3.0f;  // add<float, 3>
+    v += 1.0f;  // fp
+    v += 1.0f;  // (*fp)
+    v *= 2.0f;  // table[1]
+    v += 1.0f;  // t.kernel
+    v += 1.0f;  // pt->kernel
+    v *= 2.0f;  // the macro, twice
+    v += 1.0f;  // the macro, inner::add_one
+    v += 1.0f;  // the macro pasting inner::add_##one
+    v += 0.5f * float(i);  // rows
+    if (d[i] != v && wrong++ == 0) {
+      CAPTURE(i, d[i], v);
+      FAIL_CHECK("the first wrong element");
+    }
+    if (counts[i] != 2 * i && wrong++ == 0) {
+      CAPTURE(i, counts[i]);
+      FAIL_CHECK("twice<int> did not run");
+    }
+  }
+  CHECK(wrong == 0);
+  // instrumented: the accesses through the local pointers of `rows` were recorded, at their lines
+  const wb_emu::MemoryStats stats = wb_emu::last_launch_memory_stats();
+  CHECK(stats.instrumented == instrumented);
+  if (instrumented) {
+    std::set<int> lines;
+    for (const wb_emu::LineStats& l : stats.lines) lines.insert(l.line);
+    CHECK(lines.count(line_of("launches.cu", "dst[0] += sum")) == 1);
+  }
+  cudaFree(d);
+  cudaFree(counts);
+  cudaFree(in);
+}
+
+TEST_CASE("a fault in a kernel template launched with explicit arguments names it whole", "[rewriter][launches]") {
+  const bool instrumented = GENERATE(false, true);
+  CAPTURE(instrumented);
+  float* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 32 * sizeof(float)) == cudaSuccess);
+  if (instrumented)
+    launches_instr::fault(d);
+  else
+    launches_plain::fault(d);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  CHECK_THAT(wb_emu::last_fault_message(),
+             ContainsSubstring("launches.cu:" + std::to_string(line_of("launches.cu", "divergent<float, 4><<<")) +
+                               ": error: kernel fault in divergent<float, 4>, launched here"));
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
 }

@@ -19,7 +19,20 @@ __global__ void fill_kernel(float* out, int n, float value) {
   if (i < n) out[i] = value;
 }
 
+// The same fault in a kernel template launched with explicit arguments: the summary names it whole.
+template <class T, int N>
+__global__ void divergent_template_kernel(T* out) {
+  if (threadIdx.x < N) {
+    __syncthreads();
+  } else {
+    __syncthreads();
+  }
+  out[threadIdx.x] = T(N);
+}
+
 void fault(float* out) { divergent_barrier_kernel<<<1, 32>>>(out); }
+
+void fault_in_template(float* out) { divergent_template_kernel<float, 4><<<1, 32>>>(out); }
 
 void fill(float* out, int n, float value) {
   if (n > 0) fill_kernel<<<(n + 63) / 64, 64>>>(out, n, value);
