@@ -36,6 +36,34 @@ else()
   set(WB_CUDA_BACKEND_ENABLED OFF)
 endif()
 
+# The CPU backend's nvcc check (cmake/NvccCheck.cmake): where nvcc is installed and compiles a
+# small kernel (once; the answer is cached), each learner's kernel file is compiled with it too
+# before the CPU backend builds it, so what nvcc rejects does not compile there either.
+option(WB_NVCC_CHECK "CPU backend: check the learner's kernel files with nvcc where it is installed" ON)
+set(WB_NVCC_CHECK_ARCH "")
+if(WB_CPU_BACKEND AND WB_NVCC_CHECK)
+  find_program(WB_NVCC nvcc HINTS /usr/local/cuda/bin)
+  if(WB_NVCC AND NOT DEFINED WB_NVCC_WORKS)
+    list(GET WB_DEFAULT_CUDA_ARCHITECTURES 0 _arch)
+    set(_probe "${CMAKE_BINARY_DIR}/nvcc-check/probe.cu")
+    file(WRITE "${_probe}" "__device__ float twice(float x) { return 2 * x; }\n"
+                           "__global__ void k(float* d) { d[threadIdx.x] = twice(d[threadIdx.x]); }\n")
+    execute_process(COMMAND "${WB_NVCC}" -c -rdc=true -std=c++17 -arch=sm_${_arch} "${_probe}" -o "${_probe}.o"
+                    RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_VARIABLE _err)
+    if(_rc EQUAL 0)
+      set(WB_NVCC_WORKS ON CACHE INTERNAL "nvcc compiles a kernel here")
+    else()
+      set(WB_NVCC_WORKS OFF CACHE INTERNAL "nvcc compiles a kernel here")
+      message(STATUS "workbook: ${WB_NVCC} does not compile a small kernel here, so the CPU backend does not "
+                     "check kernel files with it: ${_err}")
+    endif()
+  endif()
+  if(WB_NVCC AND WB_NVCC_WORKS)
+    list(GET WB_DEFAULT_CUDA_ARCHITECTURES 0 WB_NVCC_CHECK_ARCH)
+    message(STATUS "workbook: CPU backend: learner's kernel files are checked with ${WB_NVCC} (sm_${WB_NVCC_CHECK_ARCH})")
+  endif()
+endif()
+
 set(WB_BACKENDS "")
 if(WB_CPU_BACKEND)
   list(APPEND WB_BACKENDS cpu)

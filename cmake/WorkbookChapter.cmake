@@ -48,9 +48,10 @@ get_filename_component(WB_ROOT "${WB_ROOT}" ABSOLUTE)
 # RENAME_SOLUTION compiles a solution file as if it were the learner's (namespace student).
 # INSTRUMENT (CPU backend; ignored on CUDA) rewrites it with `wb-emu-rewrite --instrument` and
 # defines WB_EMU_INSTRUMENT=1: its global-memory accesses are counted and its shared-memory
-# accesses checked for races.
+# accesses checked for races. NVCC_CHECK (CPU backend, where nvcc works) compiles it with nvcc
+# first (cmake/NvccCheck.cmake): what nvcc rejects does not compile on the CPU backend either.
 function(_wb_kernel_object target backend chapter_dir source)
-  cmake_parse_arguments(PARSE_ARGV 4 K "RENAME_SOLUTION;INSTRUMENT" "" "")
+  cmake_parse_arguments(PARSE_ARGV 4 K "RENAME_SOLUTION;INSTRUMENT;NVCC_CHECK" "" "")
   if(backend STREQUAL "cpu")
     file(RELATIVE_PATH rel "${WB_ROOT}" "${source}")
     set(out "${CMAKE_BINARY_DIR}/emu-src/${target}.cpp")
@@ -60,9 +61,21 @@ function(_wb_kernel_object target backend chapter_dir source)
       set(flags --instrument)
       set(what "rewriting (instrumented)")
     endif()
+    # NVCC_CHECK: the file compiles with nvcc first, where nvcc works (WorkbookBackends.cmake).
+    set(checked)
+    if(K_NVCC_CHECK AND WB_NVCC_CHECK_ARCH)
+      set(checked "${CMAKE_BINARY_DIR}/nvcc-check/${target}.o")
+      file(GLOB headers "${chapter_dir}/*.cuh")
+      add_custom_command(OUTPUT "${checked}"
+        COMMAND ${CMAKE_COMMAND} "-DNVCC=${WB_NVCC}" "-DSOURCE=${source}" "-DINCLUDE=${chapter_dir}"
+                "-DARCH=${WB_NVCC_CHECK_ARCH}" "-DOUTPUT=${checked}" -P "${WB_ROOT}/cmake/NvccCheck.cmake"
+        DEPENDS "${source}" ${headers} "${WB_ROOT}/cmake/NvccCheck.cmake"
+        COMMENT "CPU backend: checking ${rel} with nvcc"
+        VERBATIM)
+    endif()
     add_custom_command(OUTPUT "${out}"
       COMMAND wb-emu-rewrite ${flags} "${source}" "${out}"
-      DEPENDS "${source}" wb-emu-rewrite
+      DEPENDS "${source}" wb-emu-rewrite ${checked}
       COMMENT "CPU backend: ${what} ${rel}"
       VERBATIM)
     add_library(${target} OBJECT "${out}")
@@ -332,7 +345,11 @@ function(workbook_add_graded id)
     endif()
 
     # The learner's grader (built on demand by the grade command).
-    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${src_dir}" "${src_dir}/${CH_KERNEL}" ${instr})
+    set(check)
+    if(NOT CH_TORCH)  # nvcc would need libtorch's CUDA headers
+      set(check NVCC_CHECK)
+    endif()
+    _wb_kernel_object(wb_${id}_learner_${backend} ${backend} "${src_dir}" "${src_dir}/${CH_KERNEL}" ${instr} ${check})
     _wb_grader_exe(grade-${id}-${backend} ${backend} ${id} "${CH_TITLE}" wb_${id}_learner_${backend}
                    "${rel_src}/${CH_KERNEL}")
     set_target_properties(wb_${id}_learner_${backend} grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
@@ -341,7 +358,7 @@ function(workbook_add_graded id)
     # learner's file and the solution built instrumented (shared-memory races and out-of-bounds
     # accesses are faults; WB_EMU_PROFILE gets the sectors per request of each source line).
     if(backend STREQUAL "cpu")
-      _wb_kernel_object(wb_${id}_inspect_cpu cpu "${src_dir}" "${src_dir}/${CH_KERNEL}" INSTRUMENT)
+      _wb_kernel_object(wb_${id}_inspect_cpu cpu "${src_dir}" "${src_dir}/${CH_KERNEL}" INSTRUMENT ${check})
       _wb_grader_exe(inspect-${id}-cpu cpu ${id} "${CH_TITLE}" wb_${id}_inspect_cpu "${rel_src}/${CH_KERNEL}")
       _wb_kernel_object(wb_${id}_inspect_solution_cpu cpu "${src_dir}" "${solution_file}" RENAME_SOLUTION INSTRUMENT)
       _wb_grader_exe(inspect-${id}-solution-cpu cpu ${id} "${CH_TITLE}" wb_${id}_inspect_solution_cpu

@@ -21,6 +21,10 @@
 // after the prelude include, so compiler errors and __LINE__ point at the learner's file.
 // Comments, string and character literals are skipped, so `<<<` inside them is left alone.
 //
+// Before rewriting, what nvcc rejects in device code is an error at its line (check_device_code):
+// a call from a __global__ or __device__ function to a host function of the file or to a host-only
+// runtime call, and a __shared__ variable outside device code.
+//
 // --instrument (a file built with WB_EMU_INSTRUMENT=1, see emu/include/wb_emu/instrument.hpp)
 // also makes its memory accesses recorded:
 //   a pointer parameter of a __device__ function, `const float* __restrict__ in`
@@ -39,6 +43,7 @@
 //   and `auto* p = ...` -> `auto p = ...`
 //   reinterpret_cast<U*>(p)   -> ::wb_emu::instrumented_cast<U*>(p)   (a gptr stays a gptr)
 //   launches                  -> ::wb_emu::make_instrumented_launch(...)
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -814,6 +819,179 @@ bool try_register_symbol(const Source& src, std::size_t p, std::size_t kw_len, c
   return true;
 }
 
+// ---- what nvcc rejects in device code, checked where nvcc is not there to say it ----
+
+// A function definition of the file: its name, its body's braces and where it runs.
+struct Function {
+  std::string name;
+  std::size_t name_at, body_begin, body_end;
+  bool global, device, host;  // __global__; __device__; callable on the host (no qualifier, or __host__)
+};
+
+// Index just past the preprocessor directive starting at i (its '#'), line splices followed.
+std::size_t skip_directive(const std::string& s, std::size_t i) {
+  for (;;) {
+    std::size_t e = s.find('\n', i);
+    if (e == std::string::npos) return s.size();
+    std::size_t k = e;
+    if (k > 0 && s[k - 1] == '\r') --k;
+    if (k > 0 && s[k - 1] == '\\') { i = e + 1; continue; }
+    return e;
+  }
+}
+
+// The function definitions at namespace or class scope: a '{' after a parameter list `name(...)`
+// (and qualifiers such as `const`), that is not a control statement's. Their specifiers, from the
+// end of the previous declaration to the name, say where they run.
+std::vector<Function> scan_functions(const Source& src) {
+  const std::string& s = src.text;
+  std::vector<Function> found;
+  std::size_t boundary = 0;  // where the current declaration starts
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j - 1; continue; }
+    const char c = s[i];
+    if (c == '#' && directive_start(s, i) == i) {
+      i = skip_directive(s, i);
+      boundary = i;
+      continue;
+    }
+    if (c == ';' || c == '}') { boundary = i + 1; continue; }
+    if (c != '{') continue;
+    // back over qualifiers after the parameter list: `) const {`, `) noexcept {`
+    std::size_t k = i;
+    for (;;) {
+      while (k > boundary && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
+      std::size_t w = k;
+      while (w > boundary && is_ident(s[w - 1])) --w;
+      const std::string word = s.substr(w, k - w);
+      if (word == "const" || word == "noexcept" || word == "override" || word == "final" || word == "volatile") {
+        k = w;
+        continue;
+      }
+      break;
+    }
+    bool is_function = false;
+    std::string name;
+    std::size_t name_at = 0;
+    if (k > boundary && s[k - 1] == ')') {
+      int depth = 0;
+      std::size_t open = k - 1;
+      for (std::size_t m = k; m > boundary;) {
+        const char d = s[--m];
+        if (d == ')') ++depth;
+        else if (d == '(' && --depth == 0) { open = m; break; }
+      }
+      std::size_t e = open;
+      while (e > boundary && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+      std::size_t b = e;
+      while (b > boundary && is_ident(s[b - 1])) --b;
+      name = s.substr(b, e - b);
+      name_at = b;
+      static const char* const not_functions[] = {"if", "for", "while", "switch", "catch", "return", "sizeof",
+                                                  "decltype", "alignas", "__launch_bounds__", "noexcept"};
+      is_function = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+      for (const char* kw : not_functions)
+        if (name == kw) is_function = false;
+      // a constructor's member initializers, `: a(1), b(2) {`, are no function
+      std::size_t q = b;
+      while (q > boundary && std::isspace(static_cast<unsigned char>(s[q - 1]))) --q;
+      if (q > boundary && (s[q - 1] == ',' || (s[q - 1] == ':' && (q < 2 || s[q - 2] != ':')))) is_function = false;
+    }
+    if (!is_function) { boundary = i + 1; continue; }
+    Function f{name, name_at, i, matching_close(src, i), false, false, false};
+    for (std::size_t m = boundary; m < name_at; ++m) {
+      const std::size_t n = skip_non_code(s, m);
+      if (n != m) { m = n - 1; continue; }
+      if (word_at(s, m, "__global__")) f.global = true;
+      else if (word_at(s, m, "__device__")) f.device = true;
+      else if (word_at(s, m, "__host__")) f.host = true;
+    }
+    if (!f.global && !f.device) f.host = true;
+    found.push_back(f);
+    i = f.body_end;  // nested braces (lambdas, local classes) belong to this body
+    boundary = i + 1;
+  }
+  return found;
+}
+
+// Runtime calls nvcc refuses in device code (or that need relocatable device code, which the
+// workbook does not build: cudaMalloc and cudaFree there fail at link time).
+bool host_only_api(const std::string& name) {
+  static const char* const apis[] = {
+      "cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaMallocManaged", "cudaMemcpy",
+      "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+      "cudaDeviceSynchronize", "cudaDeviceReset", "cudaSetDevice", "cudaGetDeviceProperties",
+      "cudaStreamCreate", "cudaStreamDestroy", "cudaStreamSynchronize", "cudaEventCreate", "cudaEventRecord",
+      "cudaEventSynchronize", "cudaEventElapsedTime", "cudaEventDestroy", "cudaMemGetInfo"};
+  for (const char* a : apis)
+    if (name == a) return true;
+  return false;
+}
+
+// What nvcc rejects and the host compiler would accept: a call from a __global__ or __device__
+// function to a host function of this file or to a host-only runtime call, and a __shared__
+// variable outside device code. The first one found fails the rewrite, at its line.
+void check_device_code(const Source& src) {
+  const std::string& s = src.text;
+  std::vector<std::pair<std::size_t, std::string>> errors;
+  auto fail = [&errors](const Source&, std::size_t pos, const std::string& what) { errors.emplace_back(pos, what); };
+  const std::vector<Function> functions = scan_functions(src);
+  std::vector<std::string> host_only;  // host functions with no __device__ function of the same name
+  for (const Function& f : functions) {
+    if (!f.host || f.device || f.global) continue;
+    bool device_too = false;
+    for (const Function& g : functions) device_too = device_too || (g.name == f.name && (g.device || g.global));
+    if (!device_too) host_only.push_back(f.name);
+  }
+  for (const Function& f : functions) {
+    if (!f.global && !f.device) continue;
+    const std::string where = std::string(f.global ? "a __global__" : "a __device__") + " function(\"" + f.name + "\")";
+    for (std::size_t i = f.body_begin + 1; i < f.body_end; ++i) {
+      const std::size_t j = skip_non_code(s, i);
+      if (j != i) { i = j - 1; continue; }
+      if (!is_ident(s[i]) || (i > 0 && is_ident(s[i - 1])) || std::isdigit(static_cast<unsigned char>(s[i]))) continue;
+      std::size_t e = i;
+      while (e < s.size() && is_ident(s[e])) ++e;
+      const std::string name = s.substr(i, e - i);
+      std::size_t k = e;
+      while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+      const bool call = k < s.size() && s[k] == '(';
+      const bool member = (i > 0 && s[i - 1] == '.') || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-');
+      i = e - 1;
+      if (!call || member) continue;
+      if (host_only_api(name))
+        fail(src, i, "calling a __host__ function(\"" + name + "\") from " + where +
+                         " is not allowed: runtime calls that allocate, copy, set memory or synchronize are made on "
+                         "the host, before or after the launch");
+      for (const std::string& h : host_only)
+        if (h == name)
+          fail(src, i, "calling a __host__ function(\"" + name + "\") from " + where +
+                           " is not allowed: declare it __device__ (or __host__ __device__ to call it from both sides)");
+    }
+  }
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::size_t j = skip_non_code(s, i);
+    if (j != i) { i = j - 1; continue; }
+    if (s[i] == '#' && directive_start(s, i) == i) { i = skip_directive(s, i); continue; }
+    if (s[i] != '_' || !word_at(s, i, "__shared__")) continue;
+    const Function* in = nullptr;
+    for (const Function& f : functions)
+      if (i > f.body_begin && i < f.body_end) in = &f;
+    if (in && (in->global || in->device)) continue;
+    if (in)
+      fail(src, i, "a __shared__ variable declaration is not allowed inside a host function body (in \"" + in->name +
+                       "\"): declare it in the __global__ or __device__ function that uses it");
+    else
+      fail(src, i, "the CPU backend supports __shared__ variables only inside a __global__ or __device__ function: "
+                 "declare it in the kernel that uses it");
+  }
+  if (errors.empty()) return;
+  std::sort(errors.begin(), errors.end());
+  for (const auto& e : errors) report(src, e.first, e.second);
+  std::exit(1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -836,6 +1014,7 @@ int main(int argc, char** argv) {
     ss << in.rdbuf();
     src.text = ss.str();
   }
+  check_device_code(src);
   const std::string& s = src.text;
   std::string out = std::string("#include <wb_emu/kernel_prelude.hpp>\n") +
                     (instrument ? "#include <wb_emu/instrument.hpp>\n" : "") + "#line 1 \"" + escape(src.path) + "\"\n";

@@ -167,7 +167,17 @@ TEST_CASE("a malformed launch fails with an error naming file:line, and writes n
   const Bad bad = GENERATE(Bad{"no_arguments.cu", 5, "a kernel launch needs its argument list"},
                            Bad{"unclosed.cu", 5, "'<<<' without a matching '>>>'"},
                            Bad{"no_kernel.cu", 4, "'<<<' must follow a kernel name"},
-                           Bad{"sized_shared.cu", 3, "extern __shared__ must declare an unsized array"});
+                           Bad{"sized_shared.cu", 3, "extern __shared__ must declare an unsized array"},
+                           // what nvcc rejects, found without nvcc
+                           Bad{"host_call.cu", 7,
+                               "calling a __host__ function(\"host_square\") from a __global__ function(\"square_all\") "
+                               "is not allowed: declare it __device__"},
+                           Bad{"host_api.cu", 4,
+                               "calling a __host__ function(\"cudaMemcpy\") from a __device__ function(\"copy_one\") "
+                               "is not allowed"},
+                           Bad{"shared_in_host.cu", 4,
+                               "a __shared__ variable declaration is not allowed inside a host function body (in "
+                               "\"launch\")"});
   CAPTURE(bad.file);
   const Run r = rewrite(bad.file);
   CHECK(r.exit_code == 1);
@@ -329,4 +339,28 @@ TEST_CASE("a fault in a kernel template launched with explicit arguments names i
              ContainsSubstring("launches.cu:" + std::to_string(line_of("launches.cu", "divergent<float, 4><<<")) +
                                ": error: kernel fault in divergent<float, 4>, launched here"));
   REQUIRE(cudaDeviceReset() == cudaSuccess);
+}
+
+TEST_CASE("calls nvcc accepts pass the rewriter's checks of device code", "[rewriter][device-code]") {
+  const Run r = rewrite("device_calls.cu");
+  CHECK(r.exit_code == 0);
+  CHECK(r.errors.empty());
+}
+
+TEST_CASE("with nvcc installed, a kernel file nvcc rejects does not compile, at its line", "[rewriter][nvcc]") {
+  if (std::string(WB_NVCC).empty()) SKIP("nvcc is not installed, or does not compile a kernel here");
+  auto check = [](const std::string& name) {
+    const std::string object = out_dir + "/" + name + "." + std::to_string(getpid()) + ".o";
+    return run_command("'" WB_CMAKE "' '-DNVCC=" WB_NVCC "' '-DSOURCE=" + fixtures + "/" + name + "' '-DINCLUDE=" +
+                           fixtures + "' -DARCH=" WB_NVCC_ARCH " '-DOUTPUT=" + object + "' -P '" WB_NVCC_SCRIPT "'",
+                       object, name + ".nvcc");
+  };
+  const Run bad = check("host_call.cu");
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.errors, ContainsSubstring(fixtures + "/host_call.cu:7: error: calling a __host__ function(\"host_square(float)\") "
+                                           "from a __global__ function(\"square_all\") is not allowed"));
+  CHECK_THAT(bad.errors, ContainsSubstring("nvcc does not compile"));  // CMake wraps the rest of the line
+  const Run good = check("device_calls.cu");
+  CHECK(good.exit_code == 0);
+  CHECK_FALSE(good.output.empty());  // the object nvcc wrote
 }
