@@ -241,6 +241,9 @@ TEST_CASE("the instrument mode turns pointer parameters, local pointers and shar
   CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float4> in4 = ::wb_emu::instrumented_cast<const float4*>(in);"));
   CHECK_THAT(o, ContainsSubstring("auto&& sdata = ::wb_emu::instrument_shared(::wb_emu::static_shared< float  [B]>([]{}, \"sdata\"), \"sdata\");"));
   CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch([&](auto&... wb_a) { k<256>(wb_a...); }, \"k<256>\""));
+  // a declaration after a statement with a comment is still a statement's start
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float> after_comment = in + n;"));
+  CHECK_THAT(o, ContainsSubstring("/* a block comment */ ::wb_emu::gptr<float> after_block = out + n;"));
   // the line count is kept, so __LINE__ and messages point at the learner's file
   CHECK(lines_of(o).size() == lines_of(read(fixtures + "/instrument.cu")).size() + 3);  // the prelude's two #includes and #line
 }

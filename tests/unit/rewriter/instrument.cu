@@ -24,6 +24,10 @@ __global__ void __launch_bounds__(256) k(const float* __restrict__ in,
   const float* raw = static_cast<const float*>(in);
   *total += raw[0] + static_cast<float>(flag);
   out[n - 1] = max(in[0], 1.0f) + fminf(in[1], 2.0f) + sqrtf(in[2]);
+  if (n < 2) return;  // a comment after the statement before a declaration
+  const float* after_comment = in + n;
+  /* a block comment */ float* after_block = out + n;
+  after_block[0] = after_comment[0];
 }
 void launch(const float* in, float* out, int n, float* total) { k<256><<<1, 256>>>(in, out, n, total); }
 }
