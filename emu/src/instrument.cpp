@@ -88,6 +88,13 @@ struct Instr {
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> site_index;
   std::vector<std::uint32_t> kcount;  // [site * n + thread]
   std::vector<std::vector<Event>> warp_events;
+  std::vector<Event> regrouped;  // scratch
+  // the sites found last, by a hash of their key (a lookup in site_index costs more)
+  struct CachedSite {
+    SiteKey key{nullptr, 0, false, false};
+    std::uint32_t site = ~0u;
+  };
+  CachedSite site_cache[16];
   std::vector<unsigned> warp_live;
   std::vector<std::uint64_t> segments;  // scratch
   std::vector<std::uint64_t> words;     // scratch
@@ -158,9 +165,25 @@ void count_banks(Instr& I, const Event* b, const Event* e, BankStats& st) {
 void flush_warp(Instr& I, unsigned wi) {
   std::vector<Event>& ev = I.warp_events[wi];
   if (ev.empty()) return;
-  std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
-    return a.site != b.site ? a.site < b.site : a.k != b.k ? a.k < b.k : a.lane < b.lane;
-  });
+  // Group the events by request, lanes in order. Usually the lanes ran one after another and each
+  // made the same accesses in the same order: then the events are one block per lane, and request
+  // j is event j of every block. Otherwise, sort.
+  std::size_t m = 0;
+  while (m < ev.size() && ev[m].lane == ev[0].lane) ++m;
+  bool lane_major = ev.size() % m == 0;
+  for (std::size_t i = m; lane_major && i < ev.size(); ++i)
+    lane_major = ev[i].site == ev[i - m].site && ev[i].k == ev[i - m].k && ev[i].lane > ev[i - m].lane &&
+                 ev[i].lane == ev[i - i % m].lane;
+  if (lane_major) {
+    I.regrouped.clear();
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t b = j; b < ev.size(); b += m) I.regrouped.push_back(ev[b]);
+    ev.swap(I.regrouped);
+  } else {
+    std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
+      return a.site != b.site ? a.site < b.site : a.k != b.k ? a.k < b.k : a.lane < b.lane;
+    });
+  }
   for (std::size_t i = 0; i < ev.size();) {
     std::size_t j = i;
     if (I.sites[ev[i].site].key.shared) {
@@ -176,7 +199,7 @@ void flush_warp(Instr& I, unsigned wi) {
       for (std::uintptr_t seg = ev[j].addr >> 5; seg <= (ev[j].addr + ev[j].bytes - 1) >> 5; ++seg)
         I.segments.push_back(seg);
     }
-    std::sort(I.segments.begin(), I.segments.end());
+    if (!std::is_sorted(I.segments.begin(), I.segments.end())) std::sort(I.segments.begin(), I.segments.end());
     const auto distinct = std::unique(I.segments.begin(), I.segments.end()) - I.segments.begin();
     AccessStats& st = I.sites[ev[i].site].stats;
     st.requests += 1;
@@ -367,6 +390,7 @@ void LaunchRecords::merge(Worker& w) {
   }
   I.sites.clear();
   I.site_index.clear();
+  for (Instr::CachedSite& c : I.site_cache) c = Instr::CachedSite{};
 }
 
 void LaunchRecords::publish(bool instrumented) {
@@ -417,15 +441,20 @@ namespace {
 // The running thread's access, waiting in its warp's list for the rest of its request.
 void add_event(Worker& w, Instr& I, std::uintptr_t a, unsigned bytes, const SiteKey& key) {
   const unsigned t = static_cast<unsigned>(w.current);
-  auto it = I.site_index.find(key);
+  Instr::CachedSite& cached = I.site_cache[(static_cast<unsigned>(key.line) * 4 + key.store * 2 + key.shared) % 16];
   std::uint32_t site;
-  if (it != I.site_index.end()) {
-    site = it->second;
+  if (cached.site != ~0u && cached.key == key) {  // an empty slot's key is {nullptr, 0}: `*p`'s too
+    site = cached.site;
+  } else if (auto it = I.site_index.find(key); it != I.site_index.end()) {
+    site = cached.site = it->second;
+    cached.key = key;
   } else {
     site = static_cast<std::uint32_t>(I.sites.size());
     I.sites.push_back(Site{key, static_cast<int>(bytes), AccessStats{}, BankStats{}});
     I.site_index.emplace(key, site);
     I.kcount.resize(I.kcount.size() + w.n, 0);
+    cached.key = key;
+    cached.site = site;
   }
   const std::uint32_t k = I.kcount[std::size_t(site) * w.n + t]++;
   I.warp_events[t / 32].push_back(Event{site, k, bytes, t % 32, a});
