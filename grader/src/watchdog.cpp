@@ -13,8 +13,9 @@ std::chrono::seconds Watchdog::default_seconds() {
     long v = std::strtol(env, nullptr, 10);
     if (v > 0) return std::chrono::seconds(v);
   }
-  // The CPU backend runs kernels thousands of times slower than a GPU.
-  return std::chrono::seconds(cpu_backend() ? 120 : 30);
+  // 30 s on both backends. (This file never sees WB_EMU, so a cpu_backend() test here was always
+  // false: the 120 s meant for the CPU backend never applied, and docs/grading.md quotes 30 s.)
+  return std::chrono::seconds(30);
 }
 
 Watchdog::Watchdog(std::string what) : Watchdog(std::move(what), default_seconds()) {}

@@ -25,7 +25,7 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  /// `WB_WATCHDOG_SECONDS` when set, else 30 s on a GPU and 120 s on the CPU backend.
+  /// `WB_WATCHDOG_SECONDS` when set, else 30 s (both backends).
   static std::chrono::seconds default_seconds();
 
  private:
