@@ -158,7 +158,11 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   LaunchRecords records;
   std::mutex note_mutex;
   Worker::ExitNote note;  // the lowest block's, of every worker's
-  auto work = [&g, &failed, &records, &note_mutex, &note, blocks](std::atomic<std::uint64_t>* next) {
+  std::mutex fault_mutex;
+  std::uint64_t fault_block = 0;
+  std::string fault_text;  // the lowest faulting block's report
+  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_block, &fault_text,
+               blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
     for (Worker::Range& r : worker().alloc_cache) r = Worker::Range{};  // allocations may have changed
@@ -170,15 +174,20 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
            used > seen && !last_static_shared.compare_exchange_weak(seen, used);) {
       }
       if (ok) continue;
-      if (failed.exchange(true)) break;  // report only the first fault of a launch
-      Worker& w = worker();
+      // Stop taking blocks; blocks already taken run to their end. The lowest faulting block is
+      // reported, whichever worker got there first: every block below it was taken (and ran)
+      // before it, so the report does not depend on how the workers were scheduled.
+      failed.store(true);
       const std::string text = where(g.site->file, g.site->line) + ": error: kernel fault in " + g.site->kernel +
                                ", launched here with grid " + triple(g.grid.x, g.grid.y, g.grid.z) + " and block " +
                                triple(g.block.x, g.block.y, g.block.z) + "; in block " +
-                               triple(blockIdx.x, blockIdx.y, blockIdx.z) + ":\n  " + w.message;
-      std::fprintf(stderr, "%s\n", text.c_str());
-      std::fflush(stderr);
-      set_fault(text);
+                               triple(blockIdx.x, blockIdx.y, blockIdx.z) + ":\n  " + worker().message;
+      std::lock_guard<std::mutex> lock(fault_mutex);
+      if (fault_text.empty() || b < fault_block) {
+        fault_block = b;
+        fault_text = text;
+      }
+      break;
     }
     Worker& w = worker();
     records.merge(w);
@@ -196,6 +205,11 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     static std::mutex launch_mutex;  // one grid at a time, as on a single stream
     std::lock_guard<std::mutex> lock(launch_mutex);
     run_on_all_workers([&] { work(&next); });
+  }
+  if (!fault_text.empty()) {
+    std::fprintf(stderr, "%s\n", fault_text.c_str());
+    std::fflush(stderr);
+    set_fault(fault_text);
   }
   records.publish(site.instrumented);
   if (site.instrumented) append_profile(site.kernel);

@@ -81,6 +81,20 @@ cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int b
   return cudaDeviceSynchronize();
 }
 
+// Every block reads past the end of `in`; block 0 first spins `spin` steps, so that on several
+// workers the other blocks fault before it does.
+__global__ void late_first_fault_kernel(const float* in, float* out, int n, int spin) {
+  float s = 0.0f;
+  if (blockIdx.x == 0)
+    for (int k = 0; k < spin; ++k) s += in[k % n];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s + in[n + threadIdx.x];  // line: late fault
+}
+
+cudaError_t late_first_fault(const float* in, float* out, int n, int blocks, int spin) {
+  late_first_fault_kernel<<<blocks, 32>>>(in, out, n, spin);
+  return cudaDeviceSynchronize();
+}
+
 // Writes out[i] for i <= n: one past n, into a grader-style guard zone (inside the allocation): a
 // fault only when the array's logical extent was given.
 __global__ void guard_zone_kernel(float* out, int n) {

@@ -58,5 +58,6 @@ cudaError_t shifted_values(int* out, int shift);                     // values[t
 cudaError_t tile_through_pointer(float* out, int i);                 // tile[31] as a pointer, element i
 cudaError_t neighbours(const float* in, float* out, int threads, int shared_bytes);  // < 0: no third argument
 cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int blocks, int threads);
+cudaError_t late_first_fault(const float* in, float* out, int n, int blocks, int spin);
 cudaError_t write_one_past(float* out, int n);
 }  // namespace emu_test

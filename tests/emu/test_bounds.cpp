@@ -157,6 +157,19 @@ TEST_CASE("a global access outside every cudaMalloc allocation is a fault; a gua
   cudaFree(guarded);
 }
 
+TEST_CASE("of several faulting blocks the lowest is reported in any worker order", "[emu][instrument][bounds]") {
+  const int n = 32, blocks = 16;
+  float* in = device_array<float>(n, 1.0f);
+  float* out = device_array<float>(n * blocks, 0.0f);
+  for (int round = 0; round < 3; ++round) {
+    const std::string err = fault_of([&] { return emu_test::late_first_fault(in, out, n, blocks, 200000); });
+    CHECK_THAT(err, ContainsSubstring("in block (0,0,0):"));
+    CHECK_THAT(err, ContainsSubstring(at("late fault") + ", block (0,0,0), thread (0,0,0): it is just past the end"));
+  }
+  cudaFree(in);
+  cudaFree(out);
+}
+
 TEST_CASE("an access to a guard zone past an array's logical extent names the array, its size and where it was made",
           "[emu][instrument][bounds]") {
   // as wb::DeviceBuffer lays it out: 16 guard elements, 40 floats, 16 guard elements
