@@ -64,12 +64,6 @@ std::vector<float> exact_inputs(std::int64_t n) {
   return v;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // Names what a wrong sum says about the kernel, in the chapter's terms.
 wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float got, const std::string& context) {
   wb::Comparison c;
@@ -92,17 +86,20 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float g
     s = "the sum is NaN: something read a value nothing wrote, e.g. a shared-memory slot past the block's last "
         "thread (pad with the identity, 0) or an element past n";
   } else if (std::fabs(diff - kSentinel) <= ref.bound) {
-    s = "the sum is " + fmt(kSentinel) + " too large, exactly what *sum held before the call: set *sum to 0 "
+    s = "the sum is " + wb::format_value(kSentinel) +
+        " too large, exactly what *sum held before the call: set *sum to 0 "
         "before the atomics add onto it (cudaMemsetAsync)";
   } else if (got == 0 && want != 0) {
     s = "the sum is 0: no block's total reached *sum (is there an atomicAdd of the block's total?)";
   } else if (diff > 0) {
     s = std::fabs(got - 2 * want) <= 2 * ref.bound
             ? "the sum is twice what it should be: every element was counted twice"
-            : "the sum is " + fmt(diff) + " too large: some elements were counted more than once (does a tree level "
-              "add a partner that was already added, or do threads overlap?)";
+            : "the sum is " + wb::format_value(diff) +
+                  " too large: some elements were counted more than once (does a tree level "
+                  "add a partner that was already added, or do threads overlap?)";
   } else if (got == std::floor(got) && want != std::floor(want) && -diff < double(in.size())) {
-    s = "the sum is a whole number, " + fmt(-diff) + " short of a sum that is not: values were truncated to "
+    s = "the sum is a whole number, " + wb::format_value(-diff) +
+        " short of a sum that is not: values were truncated to "
         "integers on the way (an int accumulator, an (int) cast, an atomicAdd on int?); keep every partial sum in "
         "float";
   } else {
@@ -124,13 +121,15 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float g
           "] on was counted (elements past the grid dropped: each thread must loop until i >= n; or only the first "
           "block's total reached *sum)";
     else if (got > 0 && k >= 1.9 && std::fabs(k - std::round(k)) < 0.1)
-      s = "the sum is about 1/" + fmt(std::round(k)) + " of the total: as if only one block in " + fmt(std::round(k)) +
-          " counted (does every block add its total to *sum?)";
+      s = "the sum is about 1/" + wb::format_value(std::round(k)) + " of the total: as if only one block in " +
+          wb::format_value(std::round(k)) + " counted (does every block add its total to *sum?)";
     else
-      s = "the sum is " + fmt(-diff) + " short: elements were dropped (a tree level that skips the odd element of a "
+      s = "the sum is " + wb::format_value(-diff) +
+          " short: elements were dropped (a tree level that skips the odd element of a "
           "non-power-of-two level? a missing __syncthreads?)";
   }
-  c.diagnosis = s + " (expected " + fmt(want) + ", got " + fmt(got) + ", allowed error " + fmt(ref.bound) + ")";
+  c.diagnosis = s + " (expected " + wb::format_value(want) + ", got " + wb::format_value(got) + ", allowed error " +
+                wb::format_value(ref.bound) + ")";
   return c;
 }
 
@@ -181,7 +180,7 @@ void explain_lost_blocks(wb::Comparison& c, Reduce reduce, wb::DeviceBuffer<floa
   bool lost = false;
   for (int call = 2; call <= 3; ++call) {
     const float again = run_once(reduce, din, dsum, std::int64_t(in.size()), "the same input, call " + std::to_string(call));
-    seen += ", " + fmt(again);
+    seen += ", " + wb::format_value(again);
     lost = lost || std::fabs(double(again) - double(got)) > bound;
   }
   for (std::uint64_t first = 1; first < blocks && !lost && launches[0].block.y == 1; ++first)
@@ -197,9 +196,11 @@ void explain_lost_blocks(wb::Comparison& c, Reduce reduce, wb::DeviceBuffer<floa
                                  "the first " + std::to_string(one_block.size()) + " elements alone");
     if (std::fabs(double(probe) - ref.sum) > ref.bound) return;
   }
-  c.diagnosis = "blocks overwrite one another's work on *sum: each block must add its total with atomicAdd, and "
-                "*sum must be set to 0 once, before the launch (cudaMemsetAsync), not by the blocks (expected " +
-                fmt(want) + ", got " + fmt(got) + seen + " in three calls; one block's worth alone is right)";
+  c.diagnosis =
+      "blocks overwrite one another's work on *sum: each block must add its total with atomicAdd, and "
+      "*sum must be set to 0 once, before the launch (cudaMemsetAsync), not by the blocks (expected " +
+      wb::format_value(want) + ", got " + wb::format_value(got) + seen +
+      " in three calls; one block's worth alone is right)";
 }
 
 // `threads` > 0: the launcher was given that many threads per block (reduce_sum_launch).

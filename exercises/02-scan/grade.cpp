@@ -72,12 +72,6 @@ std::vector<float> exact_inputs(std::int64_t n, int lo = 0) {
   return v;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 wb::Comparison judge(const std::vector<float>& in, const Reference& ref, const wb::DeviceBuffer<float>& dout,
                      const std::string& context) {
@@ -163,15 +157,15 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, const w
         why = "the carry added to this tile misses the total of the tile just before (does the look-back skip a "
               "tile?)";
       c.diagnosis = "out[" + std::to_string(k) + ".." + std::to_string(run) + "), " + std::to_string(len) +
-                    " elements, are all off by the same " + fmt(off) + ": " + why;
+                    " elements, are all off by the same " + wb::format_value(off) + ": " + why;
       return c;
     }
   }
   const double step = k > 0 ? g[k] - g[k - 1] : g[0];
-  c.diagnosis = "the scan is wrong from " + at + ": " + (k > 0 ? at + " - out[" + std::to_string(k - 1) + "]" : at) +
-                " should be in[" + std::to_string(k) + "] = " + fmt(in[k]) + ", but is " + fmt(step) +
-                (k % 32 == 0 && k > 0 ? " (" + std::to_string(k) + " is a multiple of 32: where two warps' parts meet)"
-                                      : "");
+  c.diagnosis =
+      "the scan is wrong from " + at + ": " + (k > 0 ? at + " - out[" + std::to_string(k - 1) + "]" : at) +
+      " should be in[" + std::to_string(k) + "] = " + wb::format_value(in[k]) + ", but is " + wb::format_value(step) +
+      (k % 32 == 0 && k > 0 ? " (" + std::to_string(k) + " is a multiple of 32: where two warps' parts meet)" : "");
   return c;
 }
 

@@ -96,12 +96,6 @@ Reference reference(const Case& t) {
   return r;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer<float>& out) {
   wb::Comparison c;
@@ -170,7 +164,8 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
   }
   if (nonfinite > 0) {
     const std::int64_t g = wrong_written.front();
-    c.diagnosis = exercise::cell("C", g / t.N, g % t.N) + " is " + fmt(got[g]) + " (the inputs are small integers: no "
+    c.diagnosis = exercise::cell("C", g / t.N, g % t.N) + " is " + wb::format_value(got[g]) +
+                  " (the inputs are small integers: no "
                   "sum of them overflows): a value read before it was written, from shared memory (a slice not "
                   "loaded yet: a missing __syncthreads()?) or an accumulator never set to 0";
     return c;
@@ -214,8 +209,8 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
                   "(i, k) is A[i * K + k]";
   } else {
     c.diagnosis = "wrong values in " + std::to_string(c.wrong - c.unwritten) + " of the " + std::to_string(c.n) +
-                  " elements of C, first " + g0 + " (expected " + fmt(ref.C[wrong_written.front()]) + ", got " +
-                  fmt(gv) + ")";
+                  " elements of C, first " + g0 + " (expected " + wb::format_value(ref.C[wrong_written.front()]) +
+                  ", got " + wb::format_value(gv) + ")";
   }
   return c;
 }
@@ -297,8 +292,9 @@ TEST_CASE("each float loaded is used many times (CPU backend: global memory traf
   std::cout << "  " << line << "\n";
   if (reuse < kMinReuse)
     WB_FAIL_TOO_SLOW("C is right but each float fetched from global memory serves only " +
-                     std::string(line).substr(std::string(line).rfind(": ") + 2) +
-                     " (at least " + fmt(kMinReuse) + " needed): every element of A and B is read from global memory "
+                     std::string(line).substr(std::string(line).rfind(": ") + 2) + " (at least " +
+                     wb::format_value(kMinReuse) +
+                     " needed): every element of A and B is read from global memory "
                      "again for each output that uses it. Copy slices of A and B into shared memory, once per block, "
                      "and let the block's threads multiply from there");
 }

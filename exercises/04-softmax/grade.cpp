@@ -68,19 +68,6 @@ std::vector<float> random_rows(int rows, int cols, float lo, float hi, std::uint
   return wb::random_floats(std::size_t(rows) * cols, lo, hi, stream);
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
-// Four significant digits: for figures that depend on the random inputs.
-std::string fmt4(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 // `got` is out as downloaded, `hits` the writes outside it.
 wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Reference& ref,
@@ -154,11 +141,12 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
     const int r = int(first_nonfinite / cols);
     const float* row = in.data() + std::size_t(r) * cols;
     const float lo = *std::min_element(row, row + cols), hi = *std::max_element(row, row + cols);
-    c.diagnosis = exercise::cell("out", r, first_nonfinite % cols) + " is " + fmt(got[first_nonfinite]) +
-                  ": row " + std::to_string(r) + "'s inputs lie between " + fmt4(lo) + " and " + fmt4(hi) +
-                  (hi > 88.0f ? ", and exp() of anything above 88.7 overflows float32 to infinity"
-                              : lo < -87.0f ? ", and exp() of anything below -103 is 0 in float32 (0 / 0 is NaN)"
-                                            : "") +
+    c.diagnosis = exercise::cell("out", r, first_nonfinite % cols) + " is " + wb::format_value(got[first_nonfinite]) +
+                  ": row " + std::to_string(r) + "'s inputs lie between " + wb::format_value(lo, 4) + " and " +
+                  wb::format_value(hi, 4) +
+                  (hi > 88.0f    ? ", and exp() of anything above 88.7 overflows float32 to infinity"
+                   : lo < -87.0f ? ", and exp() of anything below -103 is 0 in float32 (0 / 0 is NaN)"
+                                 : "") +
                   ": subtract the row's maximum before exp(), exp(x - m), and start the running maximum at "
                   "-INFINITY (not 0), so that every exponent is <= 0 and the largest is exactly 0";
     return c;
@@ -180,18 +168,20 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   if (counted > 0 && spread <= tol * std::max(1.0, std::fabs(ratio))) {
     if (std::fabs(ratio - ref.sum[r]) <= 1e-4 * ref.sum[r])
       c.diagnosis = "every element of " + row_name + " is exp(in - max), not divided by the row's sum (" +
-                    fmt4(ref.sum[r]) + "): the second pass writes exp(x - m) / s";
+                    wb::format_value(ref.sum[r], 4) + "): the second pass writes exp(x - m) / s";
     else
-      c.diagnosis = "the elements of " + row_name + " are in the right proportions, but each is " + fmt4(ratio) +
-                    " times the right value (the row sums to " + fmt4(ratio) + ", not 1): the sum they are divided by is "
+      c.diagnosis = "the elements of " + row_name + " are in the right proportions, but each is " +
+                    wb::format_value(ratio, 4) + " times the right value (the row sums to " +
+                    wb::format_value(ratio, 4) +
+                    ", not 1): the sum they are divided by is "
                     "wrong. When the running maximum grows from m to m', is the sum so far multiplied by "
                     "exp(m - m')? When two threads' (m, s) are combined, is each s rescaled to the larger m first?";
   } else {
     std::size_t k = base;
     while (k + 1 < base + cols && std::fabs(double(got[k]) - ref.out[k]) <= ref.tol[k]) ++k;
     c.diagnosis = "wrong values in " + std::to_string(bad_rows.size()) + " of " + std::to_string(rows) +
-                  " rows, first " + exercise::cell("out", r, k - base) + " (expected " + fmt(ref.out[k]) + ", got " +
-                  fmt(got[k]) + ")";
+                  " rows, first " + exercise::cell("out", r, k - base) + " (expected " + wb::format_value(ref.out[k]) +
+                  ", got " + wb::format_value(got[k]) + ")";
   }
   return c;
 }

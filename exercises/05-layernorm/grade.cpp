@@ -95,19 +95,6 @@ Case random_case(int rows, int cols, float lo, float hi, const std::string& what
           wb::random_floats(cols, -1.0f, 1.0f, s + 2), rows, cols, eps, exercise::shape(rows, cols) + ", " + what};
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
-// Four significant digits: for figures that depend on the random inputs.
-std::string fmt4(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 struct Outputs {
   std::vector<float> y, mean, rstd;
@@ -160,36 +147,40 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
   const double mean = ref.mean[r], var = ref.var[r], stdev = std::sqrt(var);
   const std::string row = "row " + std::to_string(r);
   if (name == "mean") {
-    c.diagnosis = near(mean * k.cols) ? at + " is the row's sum, not its mean: divide by cols (" +
-                                            std::to_string(k.cols) + ")"
-                                      : at + " is " + fmt(g) + ", the row's mean is " + fmt(mean) +
-                                            ": are all of the row's elements added, and the threads' counts and "
-                                            "means combined with their weights?";
+    c.diagnosis = near(mean * k.cols)
+                      ? at + " is the row's sum, not its mean: divide by cols (" + std::to_string(k.cols) + ")"
+                      : at + " is " + wb::format_value(g) + ", the row's mean is " + wb::format_value(mean) +
+                            ": are all of the row's elements added, and the threads' counts and "
+                            "means combined with their weights?";
     return c;
   }
   // rstd
   const bool cancellation = var > 0 && std::fabs(mean) > 100 * stdev;
   if (cancellation) {  // first: in such a row any formula that squares x is far off, by chance near another
-    c.diagnosis = at + " is " + fmt4(g) + ", expected " + fmt4(ref.rstd[r]) + ": " + row + "'s mean (" + fmt4(mean) +
-                  ") is large next to its spread (standard deviation " + fmt4(stdev) + "), and E[x^2] - E[x]^2 in "
+    c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected " + wb::format_value(ref.rstd[r], 4) + ": " + row +
+                  "'s mean (" + wb::format_value(mean, 4) + ") is large next to its spread (standard deviation " +
+                  wb::format_value(stdev, 4) +
+                  "), and E[x^2] - E[x]^2 in "
                   "float32 loses the variance to cancellation (the two terms agree in almost every digit). Use "
                   "Welford's update, or two passes: the mean first, then the average of (x - mean)^2";
   } else if (k.cols > 1 && near(1 / std::sqrt(var * k.cols / (k.cols - 1) + k.eps))) {
     c.diagnosis = at + " is 1 / sqrt(var' + eps) with var' the sum of squared deviations divided by cols - 1 (the "
                   "sample variance): layer norm divides by cols";
   } else if (k.cols == 1 && std::isnan(g)) {
-    c.diagnosis = at + " is " + fmt(g) + " for a row of one element, whose variance is 0: the sum of squared "
+    c.diagnosis = at + " is " + wb::format_value(g) +
+                  " for a row of one element, whose variance is 0: the sum of squared "
                   "deviations was divided by cols - 1 = 0 (0 / 0 is NaN); layer norm divides by cols";
   } else if (var == 0 && std::isinf(g)) {
     c.diagnosis = at + " is infinite for a row whose elements are all equal (variance 0): eps must be added to the "
                   "variance before the square root, 1 / sqrt(var + eps)";
   } else if (near(1 / stdev)) {
-    c.diagnosis = at + " is 1 / sqrt(var), without eps (eps = " + fmt(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
+    c.diagnosis =
+        at + " is 1 / sqrt(var), without eps (eps = " + wb::format_value(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
   } else if (near(std::sqrt(var + k.eps))) {
     c.diagnosis = at + " is sqrt(var + eps), the standard deviation, not its reciprocal 1 / sqrt(var + eps)";
   } else {
-    c.diagnosis = at + " is " + fmt4(g) + ", expected " + fmt4(ref.rstd[r]) + ": the variance is too " +
-                  (std::isfinite(g) && g > ref.rstd[r] ? "small" : "large") +
+    c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected " + wb::format_value(ref.rstd[r], 4) +
+                  ": the variance is too " + (std::isfinite(g) && g > ref.rstd[r] ? "small" : "large") +
                   " (when two threads' (n, mean, M2) are combined, M2 = M2a + M2b + (mean_b - mean_a)^2 na nb / n: "
                   "is the last term there?)";
   }
@@ -286,8 +277,9 @@ wb::Comparison judge(const Case& k, const Reference& ref, const Outputs& o) {
     c.diagnosis = "y is (x - mean) * rstd, without gamma and beta: y[r][c] = (x[r][c] - mean) * rstd * gamma[c] + "
                   "beta[c]";
   else
-    c.diagnosis = "mean and rstd are right, but y is wrong in " + std::to_string(c.wrong) + " elements, first " + first +
-                  " (expected " + fmt(ref.y[f]) + ", got " + fmt(o.y[f]) + "): y[r][c] = (x[r][c] - mean) * rstd * "
+    c.diagnosis = "mean and rstd are right, but y is wrong in " + std::to_string(c.wrong) + " elements, first " +
+                  first + " (expected " + wb::format_value(ref.y[f]) + ", got " + wb::format_value(o.y[f]) +
+                  "): y[r][c] = (x[r][c] - mean) * rstd * "
                   "gamma[c] + beta[c]";
   return c;
 }

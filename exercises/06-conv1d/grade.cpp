@@ -62,12 +62,6 @@ std::vector<double> reference(const Case& t) {
   return out;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // "in[3]" or "in[3] .. in[7]".
 std::string span(std::int64_t a, std::int64_t b) {
   return a == b ? "in[" + std::to_string(a) + "]" : "in[" + std::to_string(a) + "] .. in[" + std::to_string(b) + "]";
@@ -171,11 +165,12 @@ wb::Comparison judge(const Case& t, const std::vector<double>& want, const wb::D
                   std::to_string(first_unwritten) + "]: does every thread store each of its outputs below n?";
   } else {
     const std::string why = explain(t, written_wrong, got, previous_filter);
-    c.diagnosis = !why.empty() ? why
-                               : "wrong values in " + std::to_string(c.wrong - c.unwritten) + " of " +
-                                     std::to_string(t.n) + " elements, first out[" + std::to_string(first_written_wrong) +
-                                     "] (expected " + fmt(want[std::size_t(first_written_wrong)]) + ", got " +
-                                     fmt(got[std::size_t(first_written_wrong)]) + ")";
+    c.diagnosis = !why.empty()
+                      ? why
+                      : "wrong values in " + std::to_string(c.wrong - c.unwritten) + " of " + std::to_string(t.n) +
+                            " elements, first out[" + std::to_string(first_written_wrong) + "] (expected " +
+                            wb::format_value(want[std::size_t(first_written_wrong)]) + ", got " +
+                            wb::format_value(got[std::size_t(first_written_wrong)]) + ")";
   }
   return c;
 }

@@ -69,12 +69,6 @@ std::vector<float> int_matrix(int rows, int cols, std::uint64_t stream) {
   return exercise::random_ints(std::size_t(rows) * cols, -3, 9, stream);
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 struct Outputs {
   const wb::DeviceBuffer<float>& max;
@@ -138,8 +132,8 @@ wb::Comparison judge_rows(const std::string& array, const std::vector<float>& go
     c.diagnosis = "row_sum is too small (row " + r0 + "): some of the row's elements were never added (does each lane "
                   "loop over all its columns, c = lane, lane + 32, ... up to cols, and does every shuffle step add?)";
   } else {
-    c.diagnosis = "wrong values, first at " + array + "[" + r0 + "] (expected " + fmt(want[c.first_wrong]) + ", got " +
-                  fmt(got[c.first_wrong]) + ")";
+    c.diagnosis = "wrong values, first at " + array + "[" + r0 + "] (expected " +
+                  wb::format_value(want[c.first_wrong]) + ", got " + wb::format_value(got[c.first_wrong]) + ")";
   }
   return c;
 }
@@ -222,8 +216,9 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   const std::string first = exercise::cell("out", f / cols, f % cols);
   if (other_max > 0 && other_max + unwritten == c.wrong) {
     const std::int64_t r = f / cols;
-    c.diagnosis = first + " is in minus " + fmt(in[f] - gout[f]) + ", not minus the row's maximum " +
-                  fmt(ref.max[r]) + ": row_max is right, so the maximum was found, but not every lane had it when "
+    c.diagnosis = first + " is in minus " + wb::format_value(in[f] - gout[f]) + ", not minus the row's maximum " +
+                  wb::format_value(ref.max[r]) +
+                  ": row_max is right, so the maximum was found, but not every lane had it when "
                   "it wrote out (after a __shfl_down_sync tree only lane 0 holds the result): broadcast it with "
                   "__shfl_sync(mask, m, 0), or combine with __shfl_xor_sync, which leaves the result in every lane";
   } else if (unwritten == c.wrong && unwritten_suffix) {
@@ -235,8 +230,8 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
                   exercise::cell("out", first_unwritten / cols, first_unwritten % cols) +
                   "): every lane writes in - max for each of its columns";
   } else {
-    c.diagnosis = "wrong values, first " + first + ": expected in - row_max = " + fmt(ref.out[f]) + ", got " +
-                  fmt(gout[f]);
+    c.diagnosis = "wrong values, first " + first + ": expected in - row_max = " + wb::format_value(ref.out[f]) +
+                  ", got " + wb::format_value(gout[f]);
   }
   return c;
 }

@@ -80,12 +80,6 @@ Case int_case(int rows, int cols) {
           cols, exercise::shape(rows, cols) + ", integers"};
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 // What a wrong y[r] is, if it is something recognisable.
 enum class Kind { other, unwritten, added_to, nan, prefix, lane0_share, transposed };
@@ -160,8 +154,8 @@ wb::Comparison judge(const Case& k, const Reference& ref, const wb::DeviceBuffer
     c.diagnosis = std::to_string(c.unwritten) + " rows of y were never written, first y[" +
                   std::to_string(first_unwritten) + "]: every row needs a warp, and one lane of it writes y[row]";
   } else if (!same_kind || kind == Kind::other || kind == Kind::unwritten) {
-    c.diagnosis = "wrong values, first " + r0 + " (expected " + fmt(ref.y[c.first_wrong]) + ", got " +
-                  fmt(got[c.first_wrong]) + ")";
+    c.diagnosis = "wrong values, first " + r0 + " (expected " + wb::format_value(ref.y[c.first_wrong]) + ", got " +
+                  wb::format_value(got[c.first_wrong]) + ")";
   } else if (kind == Kind::added_to) {
     c.diagnosis = r0 + " is 2^20 too large, exactly what y held before the call: y was added to rather than set "
                   "(y[row] = sum, not +=)";

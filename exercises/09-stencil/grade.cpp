@@ -71,12 +71,6 @@ Grid int_grid(int height, int width) {
           width, 0.5f, 0.125f, exercise::shape(height, width) + " grid, integers"};
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // "rows 32, 64, 96 and 5 more"
 std::string list_of(const std::string& what, const std::vector<int>& v) {
   std::string s = what + (v.size() > 1 ? "s " : " ");
@@ -168,7 +162,8 @@ wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer
                                   "in each dimension)"
                                 : ": does every thread write each of its cells?");
   } else if (guard_leak > 0) {
-    c.diagnosis = first + " is " + fmt(got[f]) + ": the grader's guard values (-1.7e38), before the first row "
+    c.diagnosis = first + " is " + wb::format_value(got[f]) +
+                  ": the grader's guard values (-1.7e38), before the first row "
                   "and after the last, leaked in: a neighbour outside the grid was read from memory; outside the grid "
                   "counts as 0";
   } else if (wrapped > 0 && wrapped == named) {
@@ -194,7 +189,7 @@ wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer
   } else {
     const std::int64_t o = first_other >= 0 ? first_other : f;
     c.diagnosis = "wrong values, first " + exercise::cell("out", o / g.width, o % g.width) + " (expected " +
-                  fmt(ref.out[o]) + ", got " + fmt(got[o]) + ")";
+                  wb::format_value(ref.out[o]) + ", got " + wb::format_value(got[o]) + ")";
   }
   return c;
 }

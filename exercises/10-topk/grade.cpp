@@ -46,12 +46,6 @@ std::vector<int> top_columns(const float* row, int cols, int k, bool smallest = 
   return idx;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 enum class Kind { ok, unwritten, bad_index, disagree, repeated, order, ties, smallest, prefix, other };
 
@@ -78,8 +72,8 @@ RowVerdict judge_row(const float* row, int cols, int k, const float* gv, const i
   for (int j = 0; j < k; ++j)
     if (!(gv[j] == row[gi[j]]))  // (-0 == 0 counts as agreeing)
       return {Kind::disagree, j, 0,
-              "values[" + std::to_string(j) + "] is " + fmt(gv[j]) + " but in[row][indices[" + std::to_string(j) +
-                  "]] = in[row][" + std::to_string(gi[j]) + "] is " + fmt(row[gi[j]])};
+              "values[" + std::to_string(j) + "] is " + wb::format_value(gv[j]) + " but in[row][indices[" +
+                  std::to_string(j) + "]] = in[row][" + std::to_string(gi[j]) + "] is " + wb::format_value(row[gi[j]])};
   std::vector<int> seen(gi, gi + k);
   std::sort(seen.begin(), seen.end());
   if (const auto dup = std::adjacent_find(seen.begin(), seen.end()); dup != seen.end())
@@ -90,9 +84,10 @@ RowVerdict judge_row(const float* row, int cols, int k, const float* gv, const i
   if (seen == want_sorted) {
     for (int j = 0; j + 1 < k; ++j)
       if (!better(gv[j], gi[j], gv[j + 1], gi[j + 1]))
-        return {Kind::order, j, 0, "position " + std::to_string(j) + " holds " + fmt(gv[j]) + " (column " +
-                                       std::to_string(gi[j]) + "), position " + std::to_string(j + 1) + " holds " +
-                                       fmt(gv[j + 1]) + " (column " + std::to_string(gi[j + 1]) + ")"};
+        return {Kind::order, j, 0,
+                "position " + std::to_string(j) + " holds " + wb::format_value(gv[j]) + " (column " +
+                    std::to_string(gi[j]) + "), position " + std::to_string(j + 1) + " holds " +
+                    wb::format_value(gv[j + 1]) + " (column " + std::to_string(gi[j + 1]) + ")"};
   }
   // The right values, but other columns among equal values: ties broken the other way.
   bool same_values = true;
@@ -101,7 +96,7 @@ RowVerdict judge_row(const float* row, int cols, int k, const float* gv, const i
     for (int j = 0; j < k; ++j)
       if (gi[j] != want[j])
         return {Kind::ties, j, 0,
-                "position " + std::to_string(j) + " holds the value " + fmt(gv[j]) + " from column " +
+                "position " + std::to_string(j) + " holds the value " + wb::format_value(gv[j]) + " from column " +
                     std::to_string(gi[j]) + ", where column " + std::to_string(want[j]) + " holds the same value"};
   }
   const std::vector<int> low = top_columns(row, cols, k, true);

@@ -122,12 +122,6 @@ Case random_case(int n, int d, float qk_scale = 1.0f) {
   return t;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 // Does query row i of `got` match `want` within the row's bound (scaled by `slack`)?
 bool row_matches(const std::vector<float>& got, int i, int d, const std::vector<double>& want, double bound) {
@@ -248,8 +242,8 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
   }
   const std::int64_t f = c.first_wrong;
   c.diagnosis = "wrong values in " + std::to_string(bad_rows) + " of " + std::to_string(t.n) + " queries, first " +
-                exercise::cell("O", f / t.d, f % t.d) + ": expected " + fmt(ref.O[f]) + ", got " + fmt(got[f]) +
-                " (the float32 bound there is " + fmt(ref.bound[f / t.d]) + ")";
+                exercise::cell("O", f / t.d, f % t.d) + ": expected " + wb::format_value(ref.O[f]) + ", got " +
+                wb::format_value(got[f]) + " (the float32 bound there is " + wb::format_value(ref.bound[f / t.d]) + ")";
   return c;
 }
 

@@ -100,12 +100,6 @@ Reference reference(const Case& t, bool exact) {
   return r;
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
 // ---- diagnosis ----
 wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer<float>& out) {
   wb::Comparison c;
@@ -156,7 +150,8 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
                   "x N / 16 of them; round a block's tile count up), and does each warp store each of its fragments "
                   "at its own tile?";
   } else if (nonfinite > 0) {
-    c.diagnosis = first + " is " + fmt(got[f]) + " (the inputs are small: no sum of them overflows): an accumulator "
+    c.diagnosis = first + " is " + wb::format_value(got[f]) +
+                  " (the inputs are small: no sum of them overflows): an accumulator "
                   "fragment that was never set to 0 (wmma::fill_fragment) holds whatever its registers held";
   } else {
     // The first wrong element: a prefix of K's slices, or a transposed operand?
@@ -173,9 +168,10 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
     if (why.empty() && t.M == t.K && std::fabs(got[f] - entry(t, fi, fj, 0, t.K, true, false)) <= ref.bound[f])
       why = first + " is (A^T B)[" + std::to_string(fi) + "][" + std::to_string(fj) + "]: A was read as column-major; "
             "its fragments are wmma::row_major, with the leading dimension K";
-    c.diagnosis = !why.empty() ? why
-                               : "wrong values in " + tiles + ", first " + first + " (expected " + fmt(ref.C[f]) +
-                                     ", got " + fmt(got[f]) + ", in " + tile_of_first + ")";
+    c.diagnosis = !why.empty()
+                      ? why
+                      : "wrong values in " + tiles + ", first " + first + " (expected " + wb::format_value(ref.C[f]) +
+                            ", got " + wb::format_value(got[f]) + ", in " + tile_of_first + ")";
   }
   return c;
 }

@@ -2,17 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace wb {
-namespace {
 
-std::string fmt(double v) {
-  std::ostringstream s;
-  s.precision(9);
-  s << v;
-  return s.str();
+std::string format_value(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*g", digits, v);
+  return b;
 }
+
+namespace {
 
 std::string elem(const std::string& array, std::int64_t i) { return array + "[" + std::to_string(i) + "]"; }
 
@@ -131,9 +132,10 @@ std::string Comparison::message() const {
   const std::size_t shown = pattern == Pattern::nothing_written ? std::min<std::size_t>(2, listed.size()) : listed.size();
   for (std::size_t k = 0; k < shown; ++k) {
     const Mismatch& m = listed[k];
-    s << "\n  " << array << "[" << m.index << "]: expected " << fmt(m.expected) << ", got ";
+    s << "\n  " << array << "[" << m.index << "]: expected " << format_value(m.expected) << ", got ";
     if (m.unwritten) s << "nothing (never written)";
-    else s << fmt(m.got);
+    else
+      s << format_value(m.got);
   }
   if (wrong > static_cast<std::int64_t>(shown)) s << "\n  ... and " << wrong - static_cast<std::int64_t>(shown) << " more";
   return s.str();

@@ -15,6 +15,10 @@
 
 namespace wb {
 
+/// A value as messages print it: `digits` significant digits, no trailing zeros (printf's %g).
+/// Nine digits tell any two floats apart; four suit figures that vary with the random inputs.
+std::string format_value(double v, int digits = 9);
+
 /// The shape a set of wrong elements makes; each has a sentence in Comparison::diagnosis.
 enum class Pattern {
   ok,                    ///< every element is right
