@@ -57,7 +57,17 @@ configure() {  # preset what [build folder]: what cmake/setup.sh checks for (gra
   local d=${3:-$root/build/$1}
   mkdir -p "$d"
   WB_PRESET=$1 bash "$root/cmake/setup.sh" "$2"
+  # Configured already with this preset, and neither the presets nor what setup found changed
+  # since: the build's own check is enough (ninja re-runs CMake when a CMakeLists.txt or a globbed
+  # folder changed). Saves a second or two on every grade.
+  local mark="$d/wb-configured" stamp="$root/build/setup-$2.stamp"
+  if [[ -f $mark && -f $d/build.ninja && $(cat "$mark") == "$1" && $mark -nt $root/CMakePresets.json &&
+        (! -f $stamp || $mark -nt $stamp) ]]; then
+    return
+  fi
+  rm -f "$mark"
   (cd "$root" && cmake --preset "$1" -B "$d") >"$d/configure.log" 2>&1 || { cat "$d/configure.log" >&2; exit 1; }
+  echo "$1" >"$mark"
 }
 
 # ---- chapters and exercises -------------------------------------------------------------------

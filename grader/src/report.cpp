@@ -195,16 +195,16 @@ void finish_report(const std::string& verdict_override) {
   out << "\n==== " << WB_CHAPTER_ID << (std::string(WB_CHAPTER_TITLE).empty() ? "" : " (" WB_CHAPTER_TITLE ")")
       << " on " << (cpu_backend() ? "the CPU backend" : device_name()) << " ====\n";
   out << "  verdict: " << verdict << (detail.empty() ? "" : ": " + detail) << "\n";
-  std::string not_checked;
+  std::string summary = detail;  // the status file's "why": the detail, then what was not checked
   for (const auto& u : unchecked) {
     out << "  not checked: " << u << "\n";
-    not_checked += "; not checked: " + u;
+    summary += (summary.empty() ? "" : "; ") + std::string("not checked: ") + u;
   }
   if (!speed.empty()) out << "  speed:   " << speed << "\n";
   std::cout << out.str() << std::flush;
   if (const char* path = std::getenv("WB_STATUS_FILE")) {
     std::ofstream f(path);
-    f << verdict << "\t" << one_line(detail + not_checked) << "\t" << one_line(speed) << "\n";
+    f << verdict << "\t" << one_line(summary) << "\t" << one_line(speed) << "\n";
   }
 }
 
