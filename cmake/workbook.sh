@@ -513,13 +513,11 @@ cmd_watch() {
     (cmd_grade "${ids[0]}") || true
   fi
   echo "Watching ${#ids[@]} file$( ((${#ids[@]} == 1)) || echo s) ($how): save one to grade it; Ctrl-C stops."
+  local graded rc
   while :; do
-    if ((notify)); then
-      # Editors save in place or write a new file and rename it: watch the folders.
-      inotifywait -qq -e close_write -e moved_to -e create "${dirs[@]}" 2>/dev/null || sleep "$interval"
-    else
-      sleep "$interval"
-    fi
+    # The files are compared with what was graded before each wait, so that a save made during a
+    # grade, or just before inotifywait listens, is graded too.
+    graded=0
     for i in "${!ids[@]}"; do
       local now
       now=$(stamp "${files[i]}")
@@ -527,11 +525,22 @@ cmd_watch() {
       sleep 0.2  # let the editor finish writing
       stamps[i]=$(stamp "${files[i]}")
       [[ -f ${files[i]} ]] || continue
+      graded=1
       echo
       echo "$(date +%H:%M:%S) ${files[i]#"$root/"} changed"
       (cmd_grade "${ids[i]}") || true
       echo "Watching ($how): Ctrl-C stops."
     done
+    ((graded)) && continue
+    if ((notify)); then
+      # Editors save in place or write a new file and rename it: watch the folders. It ends at an
+      # event (0) or after 5 s without one (2); an error (1) falls back to a pause.
+      rc=0
+      inotifywait -qq -t 5 -e close_write -e moved_to -e create "${dirs[@]}" 2>/dev/null || rc=$?
+      ((rc != 1)) || sleep "$interval"
+    else
+      sleep "$interval"
+    fi
   done
 }
 
