@@ -5,6 +5,7 @@
 
 #include <boost/context/preallocated.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
+#include <boost/context/stack_traits.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,8 +28,10 @@ Fiber::Fiber(Entry entry) : entry_(entry) {
     std::fprintf(stderr, "wb_emu: cannot map a fiber stack\n");
     std::abort();
   }
+  // The mapping is [sp - size, sp); its lowest page is the guard (PROT_NONE).
   stack_hi_ = reinterpret_cast<std::uintptr_t>(stack_.sp);
-  stack_lo_ = stack_hi_ - stack_.size;
+  guard_lo_ = stack_hi_ - stack_.size;
+  stack_lo_ = guard_lo_ + boost::context::stack_traits::page_size();
   restart();
 }
 

@@ -35,6 +35,10 @@ class Fiber {
   bool on_stack(std::uintptr_t a) const {
     return a >= stack_lo_ && a < stack_hi_;
   }
+  /// Whether address `a` is in the guard page below the stack.
+  bool in_guard(std::uintptr_t a) const { return a >= guard_lo_ && a < stack_lo_; }
+  /// The lowest address of the stack proper (the guard page ends there).
+  std::uintptr_t stack_lo() const { return stack_lo_; }
 
   /// The scheduler's bookkeeping: parked, with no kernel thread to run.
   bool idle = true;
@@ -42,7 +46,7 @@ class Fiber {
  private:
   Entry entry_;
   boost::context::stack_context stack_;  // the mapping, guard page included
-  std::uintptr_t stack_lo_ = 0, stack_hi_ = 0;
+  std::uintptr_t guard_lo_ = 0, stack_lo_ = 0, stack_hi_ = 0;  // guard [guard_lo_, stack_lo_), stack up to stack_hi_
   // The fiber while it is suspended (empty while it runs). In a union so that restart() can
   // abandon it without its destructor, which would unwind the kernel thread's stack by throwing
   // through the kernel's code.

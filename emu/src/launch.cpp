@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "instrument.hpp"
 #include "pool.hpp"
+#include "stack_guard.hpp"
 #include "worker.hpp"
 
 #include <wb_emu/diagnostics.hpp>
@@ -198,6 +199,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     w.g = nullptr;
     w.current = -1;
   };
+  guard_kernel_stacks();  // a kernel thread that overflows its stack explains itself
   std::atomic<std::uint64_t> next{0};
   if (blocks == 1 || worker_count() == 1) {
     work(&next);

@@ -1,6 +1,7 @@
 // CPU backend: the worker pool. Its threads start with the first launch of more than one block
 // and live for the process; each runs the same job (take blocks from a shared counter) per launch.
 #include "pool.hpp"
+#include "stack_guard.hpp"
 
 #include <wb_emu/launch.hpp>
 
@@ -42,6 +43,7 @@ class Pool {
 
  private:
   void loop() {
+    alt_stack_for_this_thread();  // it runs kernel threads' fibers (stack_guard.hpp)
     std::uint64_t seen = 0;
     for (;;) {
       const std::function<void()>* job;

@@ -287,9 +287,11 @@ void resolve_block(Worker& w) {
   raise_fault(w, why);
 }
 
-void resume(Fiber* f) {
+void resume(Worker& w, Fiber* f) {
   f->idle = false;
+  w.running = f;  // for the stack-overflow report (stack_guard.cpp)
   f->resume();
+  w.running = nullptr;
 }
 
 Fiber* idle_fiber(Worker& w) {
@@ -334,11 +336,11 @@ bool run_block(const Grid& g, std::uint64_t linear) {
       w.th[t].st = St::running;
       w.current = static_cast<int>(t);
       set_thread_index(w, t);
-      resume(w.th[t].fiber);
+      resume(w, w.th[t].fiber);
       continue;
     }
     if (w.next < w.n) {
-      resume(idle_fiber(w));
+      resume(w, idle_fiber(w));
       continue;
     }
     if (w.live == 0) break;

@@ -66,6 +66,7 @@ struct Worker {
   // reused across blocks
   std::vector<Fiber*> fibers;      // all of this worker's fibers
   std::vector<Fiber*> idle_list;   // those parked with no thread to run
+  Fiber* running = nullptr;        // the fiber executing now (nullptr: the scheduler is)
   unsigned char* shared = nullptr;  // the arena (see kSharedSlack)
   std::size_t shared_used = 0;     // static storage carved so far, from the arena's start
   std::size_t dynamic_base = kSharedLimit;  // where the launch's dynamic region starts in the arena

@@ -130,4 +130,68 @@ cudaError_t stack_overflow() {
   stack_overflow_kernel<<<1, 64>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// A learner's large local array: 400 KB, more than the whole stack, so the frame's stack pointer
+// lands below the guard page at once; written from its first element up. Thread (5,0,0) of block
+// (2,0,0) only, on a worker thread of the pool (the launch has 4 blocks).
+__device__ __attribute__((noinline)) float big_local_array(int seed) {
+  volatile float big[100000];
+  for (int i = 0; i < 100000; ++i) big[i] = static_cast<float>(i + seed);
+  return big[seed];
+}
+
+__global__ void big_array_kernel(float* out) {
+  if (blockIdx.x == 2 && threadIdx.x == 5) out[0] = big_local_array(3);
+}
+
+cudaError_t stack_overflow_big_array() {
+  float* out = nullptr;
+  cudaMalloc(&out, sizeof(float));
+  big_array_kernel<<<4, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// Recursion 100000 calls deep, each frame over 512 bytes: thread (7,0,0) only.
+__device__ __attribute__((noinline)) int deep(int n) {
+  volatile char pad[512];
+  pad[n % 512] = static_cast<char>(n);
+  if (n == 0) return pad[0];
+  return deep(n - 1) + pad[n % 512];
+}
+
+__global__ void recursion_kernel(int* out) {
+  if (threadIdx.x == 7) out[0] = deep(100000);
+}
+
+// Not a stack overflow: a write through a null pointer, by thread (5,0,0) of block (2,0,0) only,
+// on a worker thread of the pool.
+__global__ void null_write_kernel(int* out) {
+  if (blockIdx.x == 2 && threadIdx.x == 5) out[0] = 1;
+}
+
+// Every thread of every block has a 400 KB local array: all workers overflow at once.
+__global__ void everyone_big_array_kernel(float* out) {
+  volatile float big[100000];
+  for (int i = 0; i < 100000; ++i) big[i] = static_cast<float>(i);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = big[threadIdx.x];
+}
+
+cudaError_t stack_overflow_everywhere() {
+  float* out = nullptr;
+  cudaMalloc(&out, 64 * 32 * sizeof(float));
+  everyone_big_array_kernel<<<64, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t null_write() {
+  null_write_kernel<<<4, 32>>>(nullptr);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t stack_overflow_recursion() {
+  int* out = nullptr;
+  cudaMalloc(&out, sizeof(int));
+  recursion_kernel<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
 }  // namespace emu_test

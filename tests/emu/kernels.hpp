@@ -12,6 +12,10 @@ cudaError_t syncthreads_count(int* out, int threads);
 cudaError_t barrier_never_reached();  // faults: lane 5 at `// barrier C`, the rest at `// shuffle C`
 cudaError_t stack_arrays(long long* out, int threads);  // a 192 KiB local array per thread, across a barrier
 cudaError_t stack_overflow();  // thread 0 writes 320 KiB of locals: dies on its stack's guard page
+cudaError_t stack_overflow_big_array();  // a 400 KB local array in block 2 of 4, thread 5: dies
+cudaError_t stack_overflow_recursion();  // recursion 100000 deep in thread 7: dies
+cudaError_t stack_overflow_everywhere();  // a 400 KB local array in every thread of 64 blocks: dies
+cudaError_t null_write();  // writes through a null pointer: dies, as a plain segmentation fault
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);

@@ -111,12 +111,42 @@ TEST_CASE("every kernel thread has a 256 KiB stack of its own: 192 KiB of locals
   cudaFree(out);
 }
 
-// Run as its own process by ctest (emu.stack overflow dies on the guard page), which expects it
-// to die by a signal: hidden from the normal run.
+// Run as their own processes by ctest (tests/emu/CMakeLists.txt), which expects each to die by a
+// signal after the backend's message: hidden from the normal run.
 TEST_CASE("a kernel thread that overflows its stack faults on the guard page", "[.stack-overflow]") {
   std::printf("overflowing a kernel thread's stack\n");
   std::fflush(stdout);
   emu_test::stack_overflow();
+  std::printf("the overflow went unnoticed\n");
+}
+
+TEST_CASE("a kernel thread with a local array larger than its stack dies explained", "[.stack-overflow-array]") {
+  std::printf("a 400 KB local array\n");
+  std::fflush(stdout);
+  emu_test::stack_overflow_big_array();
+  std::printf("the overflow went unnoticed\n");
+}
+
+TEST_CASE("kernel threads on every worker that overflow their stacks at once die with one message",
+          "[.stack-overflow-everywhere]") {
+  std::printf("a 400 KB local array in every thread\n");
+  std::fflush(stdout);
+  emu_test::stack_overflow_everywhere();
+  std::printf("the overflow went unnoticed\n");
+}
+
+TEST_CASE("a kernel thread that writes through a null pointer dies as before, with no word of its stack",
+          "[.null-write]") {
+  std::printf("a write through a null pointer\n");
+  std::fflush(stdout);
+  emu_test::null_write();
+  std::printf("the write went unnoticed\n");
+}
+
+TEST_CASE("a kernel thread that recurses too deep overflows its stack and dies explained", "[.stack-overflow-recursion]") {
+  std::printf("recursion 100000 deep\n");
+  std::fflush(stdout);
+  emu_test::stack_overflow_recursion();
   std::printf("the overflow went unnoticed\n");
 }
 

@@ -1,0 +1,151 @@
+// CPU backend: a kernel thread that overflows its fiber stack. Each fiber's 256 KiB stack has a
+// guard page below it (fiber.hpp), so the overflow ends in a SIGSEGV (SIGBUS on some systems) that
+// the backend cannot recover from: the thread's stack is gone. A handler, run on an alternate
+// signal stack, explains it first, in the words of the other kernel faults (launch.cpp): the
+// kernel, its launch site and configuration, the block and the thread, and what to change. Then
+// the handler installed before it (Catch2's in a grader, or the default) takes the signal as if
+// this one had never been there, so the process ends as it did: by the same signal.
+#include "stack_guard.hpp"
+
+#include "worker.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include <signal.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+namespace wb_emu::internal {
+namespace {
+// The handlers installed before ours, for SIGSEGV and SIGBUS: the signal goes on to them.
+struct sigaction previous[2];
+int slot(int sig) { return sig == SIGBUS ? 1 : 0; }
+std::mutex install_mutex;
+
+// The alternate signal stack of each thread that runs fibers: the handler's snprintf and whatever
+// handler comes after it (Catch2's reports the failure) run there.
+constexpr std::size_t kAltStackBytes = 64 * 1024;
+
+std::atomic<bool> reported{false};  // one message, even when several threads overflow at once
+std::atomic<bool> printed{false};
+char message[4096];
+
+// The stack pointer of the code the signal interrupted, where this system's ucontext is known
+// (0 elsewhere: the fault address alone decides).
+std::uintptr_t interrupted_sp(const void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__linux__) && defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__linux__) && defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+// Whether the fault is the running fiber's stack overflow: the fault address is in the guard page
+// below its stack (a call, a push, a write near the stack's end), or the stack pointer itself is
+// below the stack (a frame larger than the stack moves it past the guard page at once, and its
+// first access faults on whatever lies further down).
+bool is_stack_overflow(const Worker& w, const siginfo_t* info, const void* context) {
+  const Fiber* f = w.running;
+  if (!f || !w.g || info->si_code <= 0) return false;  // no kernel thread runs, or the signal was sent
+  const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  const std::uintptr_t sp = interrupted_sp(context);
+  return f->in_guard(addr) || (sp != 0 && sp < f->stack_lo());
+}
+
+void report(const Worker& w, int sig) {
+  const Grid& g = *w.g;
+  const LaunchSite& site = *g.site;
+  const int n = std::snprintf(
+      message, sizeof message,
+      "%s:%d: error: kernel fault in %s, launched here with grid (%u,%u,%u) and block (%u,%u,%u); in block "
+      "(%u,%u,%u):\n"
+      "  thread (%u,%u,%u) overflowed its stack: it needed more than the %zu KiB of stack each kernel thread "
+      "has on the CPU backend (a large local array, or deep recursion)\n"
+      "  A GPU keeps a large local array in local memory (device memory, up to 512 KiB per thread: slow), and "
+      "recursion is bounded by its per-thread stack limit (cudaLimitStackSize, see cudaDeviceSetLimit). Keep "
+      "per-thread arrays small: data shared by a block belongs in shared memory, large per-thread data in global "
+      "memory (cudaMalloc, indexed by thread); make deep recursion a loop.\n"
+      "  The CPU backend cannot go on after this: the process ends with %s.\n",
+      site.file ? site.file : "?", site.line, site.kernel, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
+      g.block.z, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, kFiberStackBytes / 1024,
+      sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+  if (n <= 0) return;
+  std::size_t left = static_cast<std::size_t>(n) < sizeof message ? static_cast<std::size_t>(n) : sizeof message - 1;
+  for (const char* p = message; left > 0;) {
+    const ssize_t k = write(STDERR_FILENO, p, left);
+    if (k <= 0) break;
+    p += k;
+    left -= static_cast<std::size_t>(k);
+  }
+}
+
+void on_fault(int sig, siginfo_t* info, void* context) {
+  // Back here on the same thread: the handler this one passed the signal to passed it back (one
+  // that saved this one as its own predecessor). The default action ends it.
+  thread_local bool passed_on = false;
+  if (passed_on) {
+    signal(sig, SIG_DFL);
+    if (info->si_code <= 0) raise(sig);
+    return;
+  }
+  passed_on = true;
+  const Worker* w = current_worker();
+  if (w && is_stack_overflow(*w, info, context)) {
+    if (!reported.exchange(true)) {
+      report(*w, sig);
+      printed = true;
+    } else {
+      // Another thread overflowed too and writes the message: the process must not end before.
+      for (int i = 0; i < 1000 && !printed; ++i) {
+        const timespec ms{0, 1000 * 1000};
+        nanosleep(&ms, nullptr);
+      }
+    }
+  }
+  // Overflow or not, the handler that was there before takes the signal.
+  sigaction(sig, &previous[slot(sig)], nullptr);
+  if (info->si_code <= 0) {
+    raise(sig);  // a signal sent by kill() or raise(): sent again, it reaches that handler on return
+  }
+  // A fault: returning runs the faulting instruction again, which faults again, into that handler.
+}
+}  // namespace
+
+void alt_stack_for_this_thread() {
+  thread_local char* memory = nullptr;  // kept for the thread's life, as its Worker is
+  stack_t now{};
+  if (sigaltstack(nullptr, &now) == 0 && !(now.ss_flags & SS_DISABLE)) return;  // it has one
+  if (!memory) memory = new char[kAltStackBytes];
+  stack_t s{};
+  s.ss_sp = memory;
+  s.ss_size = kAltStackBytes;
+  s.ss_flags = 0;
+  sigaltstack(&s, nullptr);
+}
+
+void guard_kernel_stacks() {
+  alt_stack_for_this_thread();
+  std::lock_guard<std::mutex> lock(install_mutex);
+  for (const int sig : {SIGSEGV, SIGBUS}) {
+    struct sigaction now {};
+    if (sigaction(sig, nullptr, &now) != 0) continue;
+    if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == &on_fault) continue;  // ours already
+    previous[slot(sig)] = now;
+    struct sigaction ours {};
+    ours.sa_sigaction = &on_fault;
+    ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&ours.sa_mask);
+    sigaction(sig, &ours, nullptr);
+  }
+}
+}  // namespace wb_emu::internal

@@ -1,0 +1,13 @@
+// CPU backend: a kernel thread that overflows its fiber stack explained (stack_guard.cpp).
+#pragma once
+
+namespace wb_emu::internal {
+/// Called by a launch on the thread that launches: makes sure the SIGSEGV and SIGBUS handler that
+/// explains a kernel thread's stack overflow is installed (again, when another one, e.g. Catch2's
+/// for each test case, has replaced it since; that one is kept and called after it), and that the
+/// thread has an alternate signal stack for it to run on.
+void guard_kernel_stacks();
+/// Gives the calling thread an alternate signal stack when it has none: every thread that runs
+/// fibers needs one, since a handler cannot run on the stack that overflowed.
+void alt_stack_for_this_thread();
+}  // namespace wb_emu::internal
