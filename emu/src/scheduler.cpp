@@ -4,6 +4,7 @@
 // the block's shared memory (the worker's arena, carved per block and poisoned), the barriers,
 // the warp operations, and the faults that name which threads wait where.
 #include "instrument.hpp"
+#include "stack_guard.hpp"
 #include "worker.hpp"
 
 #include <wb_emu/block.hpp>
@@ -38,6 +39,8 @@ Worker& worker() {
   if (!tls_worker) {  // one per OS thread, kept for the process
     tls_worker = new Worker;
     tls_worker->shared = map_shared_arena();
+    tls_worker->thread = pthread_self();
+    register_worker(tls_worker);
   }
   return *tls_worker;
 }

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <ucontext.h>
@@ -35,6 +36,23 @@ constexpr std::size_t kAltStackBytes = 64 * 1024;
 std::atomic<bool> reported{false};  // one message, even when several threads overflow at once
 std::atomic<bool> printed{false};
 char message[4096];
+
+// Every thread's worker state (register_worker), a fixed table the handler can read.
+constexpr int kMaxWorkers = 4096;
+std::atomic<Worker*> workers[kMaxWorkers];
+std::atomic<int> worker_count_seen{0};
+
+// The calling thread's worker state while it runs a fiber, else nullptr. (A thread that ended
+// leaves its record, whose `running` is nullptr: a new thread with the same id is told apart.)
+const Worker* fiber_worker_of_this_thread() {
+  const pthread_t me = pthread_self();
+  const int n = worker_count_seen.load() < kMaxWorkers ? worker_count_seen.load() : kMaxWorkers;
+  for (int i = 0; i < n; ++i) {
+    const Worker* w = workers[i].load();
+    if (w && pthread_equal(w->thread, me) && w->running) return w;
+  }
+  return nullptr;
+}
 
 // The stack pointer of the code the signal interrupted, where this system's ucontext is known
 // (0 elsewhere: the fault address alone decides).
@@ -56,7 +74,7 @@ std::uintptr_t interrupted_sp(const void* context) {
 // first access faults on whatever lies further down).
 bool is_stack_overflow(const Worker& w, const siginfo_t* info, const void* context) {
   const Fiber* f = w.running;
-  if (!f || !w.g || info->si_code <= 0) return false;  // no kernel thread runs, or the signal was sent
+  if (!f || !w.g) return false;
   const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
   const std::uintptr_t sp = interrupted_sp(context);
   return f->in_guard(addr) || (sp != 0 && sp < f->stack_lo());
@@ -89,17 +107,20 @@ void report(const Worker& w, int sig) {
   }
 }
 
+// Signals this handler has passed on: bounds a loop with a handler that takes it for its own
+// predecessor and passes the signal back (Catch2 restores its predecessor and raises the signal
+// again), which the default action then ends.
+std::atomic<int> sent_passes{0}, fault_passes{0};
+constexpr int kMaxFaultPasses = 2 * kMaxWorkers;
+
 void on_fault(int sig, siginfo_t* info, void* context) {
-  // Back here on the same thread: the handler this one passed the signal to passed it back (one
-  // that saved this one as its own predecessor). The default action ends it.
-  thread_local bool passed_on = false;
-  if (passed_on) {
+  const bool sent = info->si_code <= 0;  // by kill() or raise(), not by a fault
+  if (sent ? sent_passes.fetch_add(1) > 0 : fault_passes.fetch_add(1) > kMaxFaultPasses) {
     signal(sig, SIG_DFL);
-    if (info->si_code <= 0) raise(sig);
+    if (sent) raise(sig);
     return;
   }
-  passed_on = true;
-  const Worker* w = current_worker();
+  const Worker* w = sent ? nullptr : fiber_worker_of_this_thread();
   if (w && is_stack_overflow(*w, info, context)) {
     if (!reported.exchange(true)) {
       report(*w, sig);
@@ -114,12 +135,15 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   }
   // Overflow or not, the handler that was there before takes the signal.
   sigaction(sig, &previous[slot(sig)], nullptr);
-  if (info->si_code <= 0) {
-    raise(sig);  // a signal sent by kill() or raise(): sent again, it reaches that handler on return
-  }
+  if (sent) raise(sig);  // sent again, it reaches that handler when this one returns
   // A fault: returning runs the faulting instruction again, which faults again, into that handler.
 }
 }  // namespace
+
+void register_worker(Worker* w) {
+  const int i = worker_count_seen.fetch_add(1);
+  if (i < kMaxWorkers) workers[i].store(w);
+}
 
 void alt_stack_for_this_thread() {
   thread_local char* memory = nullptr;  // kept for the thread's life, as its Worker is

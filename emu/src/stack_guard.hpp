@@ -2,6 +2,11 @@
 #pragma once
 
 namespace wb_emu::internal {
+struct Worker;
+/// Records a thread's worker state, made on the thread, for the handler: it finds the faulting
+/// thread's there, since thread-local storage is not safe to touch in a handler on a thread that
+/// never ran kernels (its first access can allocate, in a library loaded at run time).
+void register_worker(Worker* w);
 /// Called by a launch on the thread that launches: makes sure the SIGSEGV and SIGBUS handler that
 /// explains a kernel thread's stack overflow is installed (again, when another one, e.g. Catch2's
 /// for each test case, has replaced it since; that one is kept and called after it), and that the

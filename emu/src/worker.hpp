@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <pthread.h>
+
 namespace wb_emu::internal {
 
 // ---- per-block state ----
@@ -67,6 +69,7 @@ struct Worker {
   std::vector<Fiber*> fibers;      // all of this worker's fibers
   std::vector<Fiber*> idle_list;   // those parked with no thread to run
   Fiber* running = nullptr;        // the fiber executing now (nullptr: the scheduler is)
+  pthread_t thread{};              // the OS thread this worker state belongs to
   unsigned char* shared = nullptr;  // the arena (see kSharedSlack)
   std::size_t shared_used = 0;     // static storage carved so far, from the arena's start
   std::size_t dynamic_base = kSharedLimit;  // where the launch's dynamic region starts in the arena
