@@ -2,6 +2,10 @@
 /// \brief Which backend runs the kernels, and what the device offers.
 #pragma once
 
+// The CUDA runtime's header, or under the CPU backend its stand-in, which defines WB_EMU: so that
+// cpu_backend() is right in every file that includes this one, whatever it included before.
+#include <cuda_runtime.h>
+
 #include <string>
 
 namespace wb {
