@@ -36,6 +36,7 @@ constexpr std::size_t kAltStackBytes = 64 * 1024;
 std::atomic<bool> reported{false};  // one message, even when several threads overflow at once
 std::atomic<bool> printed{false};
 char message[4096];
+char summary[512];  // stack_overflow_summary()
 
 // Every thread's worker state (register_worker), a fixed table the handler can read.
 constexpr int kMaxWorkers = 4096;
@@ -97,6 +98,11 @@ void report(const Worker& w, int sig) {
       site.file ? site.file : "?", site.line, site.kernel, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
       g.block.z, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, kFiberStackBytes / 1024,
       sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+  std::snprintf(summary, sizeof summary,
+                "thread (%u,%u,%u), block (%u,%u,%u) of %s overflowed its %zu KiB stack: a large local array or "
+                "deep recursion",
+                threadIdx.x, threadIdx.y, threadIdx.z, blockIdx.x, blockIdx.y, blockIdx.z, site.kernel,
+                kFiberStackBytes / 1024);
   if (n <= 0) return;
   std::size_t left = static_cast<std::size_t>(n) < sizeof message ? static_cast<std::size_t>(n) : sizeof message - 1;
   for (const char* p = message; left > 0;) {
@@ -173,3 +179,7 @@ void guard_kernel_stacks() {
   }
 }
 }  // namespace wb_emu::internal
+
+namespace wb_emu {
+const char* stack_overflow_summary() { return internal::printed ? internal::summary : nullptr; }
+}  // namespace wb_emu

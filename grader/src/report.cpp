@@ -16,6 +16,11 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>  // the CPU backend's defines WB_EMU
+#ifdef WB_EMU
+#include <wb_emu/launch.hpp>
+#endif
+
 #include "wb/compare.hpp"
 #include "wb/device.hpp"
 #include "wb/speed.hpp"
@@ -240,6 +245,11 @@ class Listener : public Catch::EventListenerBase {
       if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
       // Catch2 reports a fatal signal as a failure whose message names it ("SIGSEGV - ...")
       if (!s.crash_hint.empty() && msg.rfind("SIG", 0) == 0) msg += ": " + s.crash_hint;
+#ifdef WB_EMU
+      // the CPU backend said why before the signal came here: a kernel thread overflowed its stack
+      else if (const char* why = msg.rfind("SIG", 0) == 0 ? wb_emu::stack_overflow_summary() : nullptr)
+        msg += std::string(": ") + why;
+#endif
       s.first_unexplained = one_line(msg) + " (in \"" + s.current_test + "\")";
     }
   }

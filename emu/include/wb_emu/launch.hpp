@@ -156,5 +156,9 @@ void set_logical_extent(const void* first, std::size_t bytes, std::size_t elemen
 /// The text of the most recent kernel fault, as printed to stderr ("" if none): different
 /// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
 std::string last_fault_message();
+/// After a kernel thread overflowed its stack, while the process dies of the signal: one line that
+/// says which thread of which kernel, for a grader's verdict (a handler installed before the
+/// backend's, such as Catch2's, runs after its message); nullptr before.
+const char* stack_overflow_summary();
 
 }  // namespace wb_emu
