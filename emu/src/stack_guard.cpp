@@ -19,8 +19,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <ucontext.h>  // (macOS's needs _XOPEN_SOURCE, and its context is not read here)
+#endif
 
 namespace wb_emu::internal {
 namespace {
@@ -58,13 +60,12 @@ const Worker* fiber_worker_of_this_thread() {
 // The stack pointer of the code the signal interrupted, where this system's ucontext is known
 // (0 elsewhere: the fault address alone decides).
 std::uintptr_t interrupted_sp(const void* context) {
-  const auto* uc = static_cast<const ucontext_t*>(context);
 #if defined(__linux__) && defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  return static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
 #elif defined(__linux__) && defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+  return static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.sp);
 #else
-  (void)uc;
+  (void)context;
   return 0;
 #endif
 }
