@@ -3,8 +3,9 @@
 // the backend cannot recover from: the thread's stack is gone. A handler, run on an alternate
 // signal stack, explains it first, in the words of the other kernel faults (launch.cpp): the
 // kernel, its launch site and configuration, the block and the thread, and what to change. Then
-// the handler installed before it (Catch2's in a grader, or the default) takes the signal as if
-// this one had never been there, so the process ends as it did: by the same signal.
+// the handler installed before it (Catch2's in a grader, or the default) takes the signal, on one
+// thread only, and the process ends as it did: by the same signal. Any other signal goes straight
+// on to that handler, as if this one had never been installed.
 #include "stack_guard.hpp"
 
 #include "worker.hpp"
@@ -120,6 +121,16 @@ void report(const Worker& w, int sig) {
 std::atomic<int> sent_passes{0}, fault_passes{0};
 constexpr int kMaxFaultPasses = 2 * kMaxWorkers;
 
+// Runs the handler installed before this one, here and now (nothing for the default or SIG_IGN).
+void call_previous(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& p = previous[slot(sig)];
+  if (p.sa_flags & SA_SIGINFO) {
+    if (p.sa_sigaction) p.sa_sigaction(sig, info, context);
+  } else if (p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN && p.sa_handler) {
+    p.sa_handler(sig);
+  }
+}
+
 void on_fault(int sig, siginfo_t* info, void* context) {
   const bool sent = info->si_code <= 0;  // by kill() or raise(), not by a fault
   if (sent ? sent_passes.fetch_add(1) > 0 : fault_passes.fetch_add(1) > kMaxFaultPasses) {
@@ -129,18 +140,29 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   }
   const Worker* w = sent ? nullptr : fiber_worker_of_this_thread();
   if (w && is_stack_overflow(*w, info, context)) {
-    if (!reported.exchange(true)) {
-      report(*w, sig);
-      printed = true;
-    } else {
-      // Another thread overflowed too and writes the message: the process must not end before.
-      for (int i = 0; i < 1000 && !printed; ++i) {
+    if (reported.exchange(true)) {
+      // Another thread overflowed too: it writes the message and passes its signal on, which ends
+      // the process. This one waits; should the process still live after 10 s, the default action
+      // ends it.
+      for (int i = 0; i < 10000; ++i) {
         const timespec ms{0, 1000 * 1000};
         nanosleep(&ms, nullptr);
       }
+      signal(sig, SIG_DFL);
+      return;
     }
+    report(*w, sig);
+    printed = true;
+    // The handler that was there before (Catch2's reports the failure) runs on this thread alone:
+    // this one stays installed meanwhile, so that other threads that overflow wait above (Catch2's
+    // handler, run by two threads at once, can abort). Then the default action: the signal that
+    // handler raised again, or the fault repeated, ends the process.
+    call_previous(sig, info, context);
+    signal(sig, SIG_DFL);
+    return;
   }
-  // Overflow or not, the handler that was there before takes the signal.
+  // Not a stack overflow: the handler that was there before takes the signal, as if this one had
+  // never been installed.
   sigaction(sig, &previous[slot(sig)], nullptr);
   if (sent) raise(sig);  // sent again, it reaches that handler when this one returns
   // A fault: returning runs the faulting instruction again, which faults again, into that handler.
