@@ -268,7 +268,11 @@ grade_one() {
       local prior=""
       read_status "$status"
       verdict=$st_verdict prior=$st_detail
-      [[ -z $prior || $prior == SIG* ]] || detail+="; before it: $verdict: $prior"
+      if [[ $prior == SIG*": "* ]]; then
+        detail+=": ${prior#*: }"  # what the grader made of the signal, e.g. a kernel thread's stack overflow
+      elif [[ -n $prior && $prior != SIG* ]]; then
+        detail+="; before it: $verdict: $prior"
+      fi
     fi
     detail=$(shorten "$detail")
     printf 'crashed\t%s\t\n' "$detail" >"$status"
