@@ -269,7 +269,8 @@ grade_one() {
       read_status "$status"
       verdict=$st_verdict prior=$st_detail
       if [[ $prior == SIG*": "* ]]; then
-        detail+=": ${prior#*: }"  # what the grader made of the signal, e.g. a kernel thread's stack overflow
+        prior=${prior#*: }
+        detail+=": ${prior% (in \"*\")}"  # what the grader made of the signal (its case is named already)
       elif [[ -n $prior && $prior != SIG* ]]; then
         detail+="; before it: $verdict: $prior"
       fi

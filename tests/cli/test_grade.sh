@@ -86,11 +86,12 @@ expect_contains "crash status" "$(status_of 02-grid-stride)" "crashed"$'\t'"SIGS
 
 # The grader named the signal's cause (CPU backend: a kernel thread's stack overflow): the row keeps it.
 grader 02-grid-stride 'printf "a case\t\n" >"$WB_PROGRESS_FILE"
-printf "wrong\tSIGSEGV - Segmentation violation signal: thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack\t\n" >"$WB_STATUS_FILE"
+printf "wrong\tSIGSEGV - Segmentation violation signal: thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack (in \"a case\")\t\n" >"$WB_STATUS_FILE"
 kill -SEGV $$'
 out=$(grade_one 02-grid-stride 0)
 expect_contains "crash with a named cause" "$out" \
-  "verdict: crashed: SIGSEGV in \"a case\": thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack"
+  "verdict: crashed: SIGSEGV in \"a case\": thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack"$'\n'
+[[ $out != *'stack (in "a case")'* ]] || fail "crash with a named cause: the case is named twice: $out"
 
 # Killed before any verdict: the progress file says where.
 grader 03-coalescing 'printf "a large matrix\tthe second half\n" >"$WB_PROGRESS_FILE"; kill -KILL $$'
