@@ -1,4 +1,3 @@
 // Included first by every .cu file the launch rewriter turns into C++ for the CPU backend.
 #pragma once
 #include <wb_emu/runtime.hpp>
-#include <wb_emu/rewritten_launch.hpp>

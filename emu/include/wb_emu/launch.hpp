@@ -42,13 +42,14 @@ T* dynamic_shared() {
 }
 
 /// One rewritten launch, `kernel<<<grid, block, shmem, stream>>>`, waiting for its arguments:
-/// calling it runs the kernel over the whole grid with them (see launch()).
-template <class Kernel>
+/// calling it runs `call` for every thread of the grid (see launch()). `call` is the rewriter's
+/// lambda that calls the kernel as written, or a pointer to a kernel (a test's direct launch).
+template <class Call>
 class Launch {
  public:
-  /// Records the kernel, where it is launched from and the launch configuration.
-  Launch(Kernel* kernel, LaunchSite site, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream)
-      : kernel_(kernel), site_(site), grid_(grid), block_(block), shared_(shared_bytes), stream_(stream) {}
+  /// Records what to call, where it is launched from and the launch configuration.
+  Launch(Call call, LaunchSite site, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream)
+      : call_(std::move(call)), site_(site), grid_(grid), block_(block), shared_(shared_bytes), stream_(stream) {}
 
   /// Arguments are copied once, as CUDA copies them into the kernel's parameter space, then
   /// converted to the kernel's parameter types at each call.
@@ -57,38 +58,43 @@ class Launch {
     using Params = std::tuple<std::decay_t<Args>...>;
     Params params(std::forward<Args>(args)...);
     struct Ctx {
-      Kernel* kernel;
+      const Call* call;
       Params* params;
-    } ctx{kernel_, &params};
+    } ctx{&call_, &params};
     launch(grid_, block_, shared_, stream_, site_,
            [](void* p) {
              auto* c = static_cast<Ctx*>(p);
-             std::apply(*c->kernel, *c->params);
+             std::apply(*c->call, *c->params);
            },
            &ctx);
   }
 
  private:
-  Kernel* kernel_;
+  Call call_;
   LaunchSite site_;
   dim3 grid_, block_;
   std::size_t shared_;
   cudaStream_t stream_;
 };
 
-/// What the launch rewriter turns `kernel<<<grid, block, shmem, stream>>>` into; calling the
-/// result with the kernel's arguments runs it.
-template <class Kernel>
-Launch<Kernel> make_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid, dim3 block,
-                           std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
-  return Launch<Kernel>(kernel, LaunchSite{name, file, line}, grid, block, shared_bytes, stream);
+/// What the launch rewriter turns `callee<<<grid, block, shmem, stream>>>(args)` into:
+/// `make_launch([&](auto&... a) { callee(a...); }, "callee", __FILE__, __LINE__, grid, ...)(args)`.
+/// The kernel is called as written, inside a generic lambda, so a kernel template's arguments are
+/// deduced from the launch's as nvcc deduces them, and an overloaded or qualified name, an
+/// explicit specialization, a pointer to a kernel or an element of a table of them all work; a
+/// call that cannot be made is a compiler error at the launch's line. Host code that launches a
+/// kernel itself (the unit tests) passes it by name: `call` is then a pointer to it.
+template <class Call>
+Launch<Call> make_launch(Call call, const char* name, const char* file, int line, dim3 grid, dim3 block,
+                         std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return Launch<Call>(std::move(call), LaunchSite{name, file, line}, grid, block, shared_bytes, stream);
 }
 
 /// As make_launch, for a file built instrumented (the rewriter's --instrument mode emits it).
-template <class Kernel>
-Launch<Kernel> make_instrumented_launch(Kernel* kernel, const char* name, const char* file, int line, dim3 grid,
-                                        dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
-  return Launch<Kernel>(kernel, LaunchSite{name, file, line, true}, grid, block, shared_bytes, stream);
+template <class Call>
+Launch<Call> make_instrumented_launch(Call call, const char* name, const char* file, int line, dim3 grid,
+                                      dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return Launch<Call>(std::move(call), LaunchSite{name, file, line, true}, grid, block, shared_bytes, stream);
 }
 
 /// Number of worker threads blocks are spread over (WB_EMU_THREADS, else the core count).
