@@ -2,8 +2,6 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -125,69 +123,6 @@ void require_unchanged(const std::string& op, const std::string& name, const tor
   c.diagnosis = op + " changed its input " + name + " (" + std::to_string(c.wrong) +
                 (c.wrong == 1 ? " element differs" : " elements differ") + "): " + advice;
   WB_REQUIRE_MATCH(c);
-}
-
-namespace {
-PythonOpCheck& python_op_check() {
-  static PythonOpCheck check;
-  return check;
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-}  // namespace
-
-bool register_python_op_check(PythonOpCheck check) {
-  python_op_check() = std::move(check);
-  return true;
-}
-
-void require_python_op_check() {
-  const PythonOpCheck& c = python_op_check();
-  if (c.python.empty() && c.skip_reason.empty()) SKIP("this grader has no Python op library to check");
-  if (!c.skip_reason.empty()) SKIP("not checked from Python: " + c.skip_reason);
-  if (failures_so_far() > 0) SKIP("not checked from Python: the checks above failed first");
-  setenv("WB_OPS_LIBRARY", c.library.c_str(), 1);
-  setenv("WB_OPS_DEVICE", c.device.c_str(), 1);
-  setenv("COLUMNS", "250", 1);  // pytest cuts its summary's lines to the terminal's width
-  // `timeout`: a kernel that never ends inside Python ends the check, not the grader.
-  const std::string cmd = "timeout 300 " + shell_quoted(c.python) + " -m pytest -q -rfEs -p no:cacheprovider " +
-                          shell_quoted(c.pytest_file) + " 2>&1";
-  std::cout << "From Python: " << c.shown_file << " on " << c.library << "\n" << std::flush;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) FAIL("could not run " + cmd);
-  std::string out, first_failure, last;
-  char buf[4096];
-  while (fgets(buf, sizeof buf, p)) {
-    std::string line(buf);
-    std::cout << line;
-    out += line;
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    if (first_failure.empty() && (line.rfind("FAILED ", 0) == 0 || line.rfind("ERROR ", 0) == 0)) first_failure = line;
-    if (!line.empty()) last = line;
-  }
-  std::cout << std::flush;
-  const int status = pclose(p);
-  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (rc == 0) return;
-  if (rc == 5) SKIP("not checked from Python: " + last);  // pytest ran no test: the module skipped itself
-  std::string why;
-  if (rc == 124) {
-    why = c.shown_file + " did not finish in 300 s (a kernel that never ends?)";
-  } else if (!first_failure.empty()) {
-    // "FAILED <file>::<test> - <message>": the test's name and its message
-    std::string rest = first_failure.substr(first_failure.find(' ') + 1);
-    const auto sep = rest.find("::");
-    if (sep != std::string::npos) rest = rest.substr(sep + 2);
-    why = "from Python (" + c.shown_file + "): " + rest;
-  } else {
-    why = "from Python: " + c.shown_file + " exited with " + std::to_string(rc) + ": " + last;
-  }
-  note_error(why);
-  FAIL(why);
 }
 
 }  // namespace wb

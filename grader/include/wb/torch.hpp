@@ -14,6 +14,7 @@
 #include <string>
 
 #include "wb/compare.hpp"
+#include "wb/python_check.hpp"  // the op from Python, for the same graders
 
 namespace wb {
 
@@ -57,27 +58,5 @@ Comparison compare_tensors(const std::string& array, const torch::Tensor& expect
 /// elements differ): <advice>".
 void require_unchanged(const std::string& op, const std::string& name, const torch::Tensor& now,
                        const torch::Tensor& before, const std::string& context, const std::string& advice);
-
-/// The chapter's pytest file run on a Python op library built from the graded kernel file: the
-/// op as Python sees it (torch.ops.load_library, opcheck, gradcheck). workbook_add_torch_op()
-/// registers one for the learner's grader (the learner's file) and the solution's.
-struct PythonOpCheck {
-  std::string python;       ///< the interpreter that has torch and pytest
-  std::string pytest_file;  ///< the chapter's test file, e.g. chapters/05-autograd/test_op.py
-  std::string shown_file;   ///< the same, as the report names it (relative to the repository)
-  std::string library;      ///< the op library, for torch.ops.load_library (WB_OPS_LIBRARY)
-  std::string device;       ///< "cpu" or "cuda" (WB_OPS_DEVICE)
-  std::string skip_reason;  ///< why it cannot run here ("" when it can)
-};
-
-/// Registers the check this grader runs (at static initialization, from the source that
-/// workbook_add_torch_op() generates for the grader). Returns true.
-bool register_python_op_check(PythonOpCheck check);
-
-/// The body of a test case that runs the registered check. Skipped, saying why, when none is
-/// registered (the test suite's mutant graders), when it cannot run here, or when an earlier check
-/// of this run failed (the C++ checks' diagnosis leads); otherwise runs the pytest file on the
-/// library and fails with the first failed test's name and message.
-void require_python_op_check();
 
 }  // namespace wb
