@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# What a learner waits for: `grade NN` of each chapter with a correct kernel in the learner's
+# file (the solution, renamed into the learner's namespace), timed twice: right after the file
+# changed (the command rebuilds the learner's file and grader, then grades) and again with
+# nothing changed. The learner's files are put back afterwards, also on Ctrl-C.
+#   bash bench/grade_times.sh [NN ...]      (default: every chapter; WB_BACKEND=cpu|cuda as for grade)
+# Each grade's output goes to $OUT (or build/grade-times); one line per run is printed:
+#   <chapter> <after an edit|no change>: <wall seconds> s  <verdict>  <speed>
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-build/grade-times}
+mkdir -p "$out"
+ids=("$@")
+((${#ids[@]})) || ids=(01 02 03 04 05)
+
+backups=()
+restore() {
+  local b
+  for b in "${backups[@]}"; do cp "$b" "${b%.grade-times-backup}" && rm -f "$b"; done
+  backups=()
+}
+trap restore EXIT
+trap 'exit 130' INT TERM
+
+for id in "${ids[@]}"; do
+  folder=$(compgen -G "chapters/${id}-*" | head -1)
+  [[ -n $folder ]] || { echo "grade_times: no chapter ${id}" >&2; exit 2; }
+  topic=${folder#chapters/}
+  for sol in solutions/"$topic"/*.cu; do
+    mine="$folder/$(basename "$sol")"
+    cp "$mine" "$mine.grade-times-backup" && backups+=("$mine.grade-times-backup")
+    sed 's/namespace solution/namespace student/' "$sol" >"$mine"
+  done
+  for run in "after an edit" "no change"; do
+    log="$out/$topic.$([[ $run == no* ]] && echo again || echo edit).log"
+    # An edit changes chapter 05's op library, and so runs its check from Python again: a pass
+    # remembered from an earlier run of this script (same bytes) must not be reused.
+    [[ $run == no* ]] || rm -f build/*/python-check/grade-*.passed
+    t0=$(date +%s.%N)
+    bash cmake/workbook.sh grade "$id" >"$log" 2>&1
+    t1=$(date +%s.%N)
+    verdict=$(grep -m1 '^  verdict:' "$log" | sed 's/^  verdict: //')
+    speed=$(grep -m1 '^  speed:' "$log" | sed 's/^  speed: *//')
+    printf '%s %s: %.1f s  %s%s\n' "$topic" "$run" "$(awk "BEGIN { print $t1 - $t0 }")" "${verdict:-no verdict}" "${speed:+  $speed}"
+  done
+  restore
+done
