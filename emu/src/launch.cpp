@@ -76,6 +76,12 @@ void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
   }
 }
 
+// The fault of the launch still running, the lowest faulting block's report so far ("" when
+// none): a watchdog that gives up on a launch that never ends (a block that faulted, and another,
+// already running, that never ends) still names the fault (running_launch_fault()).
+std::mutex running_fault_mutex;
+std::string running_fault;
+
 }  // namespace
 }  // namespace internal
 
@@ -109,6 +115,11 @@ void append_profile(const char* kernel) {
 // The most recent launch's shared memory (last_launch_shared_memory()).
 std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
 }  // namespace
+
+std::string running_launch_fault() {
+  std::lock_guard<std::mutex> lock(running_fault_mutex);
+  return running_fault;
+}
 
 std::string last_launch_warning() {
   std::lock_guard<std::mutex> lock(warning_mutex);
@@ -187,6 +198,8 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
       if (fault_text.empty() || b < fault_block) {
         fault_block = b;
         fault_text = text;
+        std::lock_guard<std::mutex> running(running_fault_mutex);
+        running_fault = text;
       }
       break;
     }
@@ -209,6 +222,10 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     run_on_all_workers([&] { work(&next); });
   }
   if (!fault_text.empty()) {
+    {
+      std::lock_guard<std::mutex> running(running_fault_mutex);
+      running_fault.clear();  // the launch ended: its fault is reported here, and is last_fault_message()
+    }
     std::fprintf(stderr, "%s\n", fault_text.c_str());
     std::fflush(stderr);
     set_fault(fault_text);

@@ -1,7 +1,8 @@
 /// \file
 /// \brief What the CPU backend's instrumented launches report beside their global-memory
 /// statistics (launch.hpp): the bank conflicts of their shared-memory requests, and the warning
-/// for threads that exit before a `__syncthreads()` the rest of their block reaches. Defined in
+/// for threads that exit before a `__syncthreads()` the rest of their block reaches; and, for a
+/// grader's watchdog, the fault of a launch that has not ended. Defined in
 /// emu/src/instrument.cpp and emu/src/launch.cpp.
 #pragma once
 
@@ -49,5 +50,12 @@ SharedMemoryStats last_launch_shared_stats();
 /// error). It is printed to stderr the first time a launch site and barrier give it, not at every
 /// launch.
 std::string last_launch_warning();
+
+/// The fault of a launch that has not ended yet ("" if none), as the launch prints it when it ends
+/// (wb_emu::last_fault_message()): its lowest faulting block so far. A faulting block stops the
+/// launch from starting more blocks, but the launch ends only when the blocks already running
+/// end; when one of them never does, a watchdog (wb::Watchdog) that gives up on the launch names
+/// this fault as well. Any thread may call it while the launch runs; every build keeps it.
+std::string running_launch_fault();
 
 }  // namespace wb_emu
