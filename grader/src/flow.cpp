@@ -39,25 +39,6 @@ std::string trim(std::string s) {
   return s;
 }
 
-#ifdef WB_EMU
-// The CPU backend's fault text: "<file>:<line>: error: kernel fault in K, launched here with
-// ...; in block (...):\n  <sentence>\n  <detail>...". The summary wants "kernel fault in K:
-// <sentence>".
-std::string fault_sentence(const std::string& text) {
-  const auto nl = text.find('\n');
-  std::string kernel;
-  const std::string tag = "kernel fault in ";
-  if (const auto at = text.find(tag); at != std::string::npos && at < nl) {
-    const auto end = text.find(", launched here", at);  // not the first ',': `k<float, 4>`
-    kernel = text.substr(at + tag.size(), (end == std::string::npos || end > nl ? nl : end) - at - tag.size());
-  }
-  if (nl == std::string::npos) return trim(text);
-  const auto nl2 = text.find('\n', nl + 1);
-  const std::string sentence = trim(text.substr(nl + 1, nl2 == std::string::npos ? std::string::npos : nl2 - nl - 1));
-  return "kernel fault in " + (kernel.empty() ? std::string("a kernel") : kernel) + ": " + sentence;
-}
-#endif
-
 }  // namespace
 
 bool context_lost() {
@@ -70,11 +51,25 @@ std::string context_lost_reason() {
   return lost().fault.empty() ? "" : "the CUDA context is unusable after " + lost().fault + "; later cases not run";
 }
 
+std::string fault_headline(const std::string& text) {
+  const auto nl = text.find('\n');
+  std::string kernel;
+  const std::string tag = "kernel fault in ";
+  if (const auto at = text.find(tag); at != std::string::npos && at < nl) {
+    const auto end = text.find(", launched here", at);  // not the first ',': `k<float, 4>`
+    kernel = text.substr(at + tag.size(), (end == std::string::npos || end > nl ? nl : end) - at - tag.size());
+  }
+  if (nl == std::string::npos) return trim(text);
+  const auto nl2 = text.find('\n', nl + 1);
+  const std::string sentence = trim(text.substr(nl + 1, nl2 == std::string::npos ? std::string::npos : nl2 - nl - 1));
+  return "kernel fault in " + (kernel.empty() ? std::string("a kernel") : kernel) + ": " + sentence;
+}
+
 std::string cuda_error_headline(const std::string& what, cudaError_t code) {
 #ifdef WB_EMU
   if (code == cudaErrorLaunchFailure) {
     const std::string fault = wb_emu::last_fault_message();
-    if (!fault.empty()) return fault_sentence(fault);
+    if (!fault.empty()) return fault_headline(fault);
   }
 #endif
   std::string s = what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";

@@ -3,8 +3,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "wb/device.hpp"
+#include "wb/device.hpp"  // first: the CUDA runtime's header, or the CPU backend's, which defines WB_EMU
+#include "wb/flow.hpp"
 #include "wb/report.hpp"
+
+#ifdef WB_EMU
+#include <wb_emu/diagnostics.hpp>
+#endif
 
 namespace wb {
 
@@ -22,13 +27,33 @@ Watchdog::Watchdog(std::string what, std::chrono::seconds limit) : what_(std::mo
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(m_);
     if (cv_.wait_for(lock, limit_, [this] { return done_; })) return;
+    // On the CPU backend a block may have faulted while another, already running, never ends:
+    // the launch would print the fault when it ends, which it never does. Name it here.
+#ifdef WB_EMU
+    const std::string fault = wb_emu::running_launch_fault();
+#else
+    const std::string fault;
+#endif
+    if (!fault.empty()) std::fprintf(stderr, "%s\n", fault.c_str());
     std::fprintf(stderr,
                  "\nwatchdog: %s did not finish within %lld s.\n"
                  "  A kernel that never ends: does every loop advance its index (a grid-stride loop adds the "
-                 "stride), and does every thread reach the end?\n"
-                 "  The grader stops here (WB_WATCHDOG_SECONDS sets the limit).\n",
+                 "stride), and does every thread reach the end?\n",
                  what_.c_str(), static_cast<long long>(limit_.count()));
-    finish_report("wrong\tthe kernel never finished (" + what_ + ")");
+    if (!fault.empty())
+      std::fprintf(stderr,
+                   "  Before that, a block of this launch had the kernel fault above: the CPU backend starts no "
+                   "block after a fault but waits for the blocks already running, and one of them never ended.\n");
+    std::fprintf(stderr, "  The grader stops here (WB_WATCHDOG_SECONDS sets the limit).\n");
+    const std::string never = "the kernel never finished (" + what_ + ")";
+    if (fault.empty()) {
+      finish_report("wrong\t" + never);
+    } else {  // the fault leads (the more precise diagnosis), the case follows when there is room
+      const std::string then = "; then the kernel never finished", in = " (" + what_ + ")";
+      std::string detail = shorten(fault_headline(fault), summary_detail_max - then.size()) + then;
+      if (detail.size() + in.size() <= summary_detail_max) detail += in;
+      finish_report("wrong\t" + detail);
+    }
     std::fflush(nullptr);
     std::_Exit(3);
   });

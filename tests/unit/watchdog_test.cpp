@@ -1,11 +1,17 @@
 // The watchdog, in a grader executable (grader/src/report.cpp's main and summary): a test that
-// never ends must be stopped with a message and a "wrong" verdict; one that ends in time must not.
+// never ends must be stopped with a message and a "wrong" verdict; one that ends in time must not;
+// on the CPU backend, a fault of a launch that never ends is named as well.
 #include <catch2/catch_test_macros.hpp>
 
 #include <chrono>
 #include <thread>
 
+#include "wb/grader.hpp"
 #include "wb/watchdog.hpp"
+
+namespace watchdog_fixture {
+void fault_then_spin(float* out, int n, int* state);
+}  // namespace watchdog_fixture
 
 TEST_CASE("a test that never ends is stopped by the watchdog", "[spins]") {
   wb::Watchdog dog("a kernel that spins", std::chrono::seconds(1));
@@ -19,4 +25,13 @@ TEST_CASE("a watchdog destroyed within its limit stays quiet", "[in-time]") {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
   }
   SUCCEED("three 0.4 s runs under a 1 s limit, 1.2 s in all");
+}
+
+// Needs two workers (WB_EMU_THREADS=2): block 0 faults only once block 1 runs, which never ends.
+TEST_CASE("a launch that faults in one block while another never ends names the fault", "[fault-then-spin]") {
+  wb::DeviceBuffer<float> out(4);
+  wb::DeviceBuffer<int> state(std::vector<int>{0, 0});
+  wb::run_launch("fault_then_spin (n = 4)", [&] { watchdog_fixture::fault_then_spin(out.data(), 4, state.data()); },
+                 std::chrono::seconds(2));
+  FAIL("the launch ended: block 1 should spin forever");
 }

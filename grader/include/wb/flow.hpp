@@ -48,4 +48,9 @@ std::string recover_from(const std::string& what, cudaError_t code);
 /// backend's fault sentence, or the error's name and its usual cause.
 std::string cuda_error_headline(const std::string& what, cudaError_t code);
 
+/// A CPU-backend fault's text ("<file>:<line>: error: kernel fault in K, launched here with ...;
+/// in block (...):\n  <sentence>\n  <detail>...", as wb_emu::last_fault_message() gives it) as
+/// the summary's one sentence: "kernel fault in K: <sentence>".
+std::string fault_headline(const std::string& fault_text);
+
 }  // namespace wb

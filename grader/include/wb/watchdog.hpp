@@ -13,6 +13,9 @@ namespace wb {
 /// While alive, watches the calling test: if it is not destroyed within the time limit, the
 /// grader prints what was running, writes its summary and exits with failure. A kernel cannot
 /// be stopped from the host on a GPU, so ending the process is the only way out.
+/// On the CPU backend, a kernel fault already recorded in the launch that never ends (a block
+/// that faulted while another, already running, never ends; wb_emu::running_launch_fault()) is
+/// printed first, as the launch would have printed it, and leads the verdict.
 /// The limit is `WB_WATCHDOG_SECONDS` when set, else `default_seconds()`.
 class Watchdog {
  public:
