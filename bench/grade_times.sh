@@ -6,6 +6,8 @@
 #   bash bench/grade_times.sh [NN ...]      (default: every chapter; WB_BACKEND=cpu|cuda as for grade)
 # Each grade's output goes to $OUT (or build/grade-times); one line per run is printed:
 #   <chapter> <after an edit|no change>: <wall seconds> s  <verdict>  <speed>
+# and under it, from the grade's full log, the build's share (ninja's elapsed time at its last
+# step) and pytest's own time where the chapter's check from Python ran.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/grade-times}
@@ -21,6 +23,7 @@ restore() {
 }
 trap restore EXIT
 trap 'exit 130' INT TERM
+export NINJA_STATUS="[%f/%t %es] "  # each build step with the seconds since the build began
 
 for id in "${ids[@]}"; do
   folder=$(compgen -G "chapters/${id}-*" | head -1)
@@ -42,6 +45,12 @@ for id in "${ids[@]}"; do
     verdict=$(grep -m1 '^  verdict:' "$log" | sed 's/^  verdict: //')
     speed=$(grep -m1 '^  speed:' "$log" | sed 's/^  speed: *//')
     printf '%s %s: %.1f s  %s%s\n' "$topic" "$run" "$(awk "BEGIN { print $t1 - $t0 }")" "${verdict:-no verdict}" "${speed:+  $speed}"
+    full=$(sed -n 's/^ *(full log: \(.*\))$/\1/p' "$log" | tail -1)
+    if [[ -n $full && -f $full ]]; then
+      build=$(sed -n 's/^\[[0-9]*\/[0-9]* \([0-9.]*\)s\] .*/\1/p' "$full" | tail -1)
+      python=$(sed -n 's/^[0-9]* passed.* in \([0-9.]*\)s.*/\1/p' "$full" | tail -1)
+      echo "  build ${build:-0} s${python:+, pytest $python s}"
+    fi
   done
   restore
 done
