@@ -255,7 +255,10 @@ grade_one() {
   if ((verbose)); then
     run_grader "$c" "$status" "$progress" | tee -a "$log" || rc=${PIPESTATUS[0]}
   else
-    run_grader "$c" "$status" "$progress" >>"$log" || rc=$?
+    # The log gets everything; the terminal, as it comes, only the line that says the checks
+    # passed and the timing began (a GPU's timing takes seconds), then the verdict block.
+    run_grader "$c" "$status" "$progress" | tee -a "$log" |
+      { grep --line-buffered '^  correct so far: ' || true; } || rc=${PIPESTATUS[0]}
     # The verdict block the grader ends with.
     sed -n '/^==== /,$p' "$log" | grep -E '^(==== |  (verdict|not checked|speed):)' || true
   fi

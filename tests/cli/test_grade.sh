@@ -60,6 +60,16 @@ expect_contains "--verbose streams the log" "$out" "lots of Catch2 output"
 read_status "$dir/grades/01-naive-add.status"
 expect_eq "read_status: an empty detail" "$st_detail|$st_speed" "|not timed"
 [[ ! -f $dir/grades/01-naive-add.speed ]] || fail "'not timed' kept as the last speed"
+# The line that says the timing began is shown as it comes, nothing else of the log.
+grader 01-naive-add 'echo "Catch2 output before"
+echo "  correct so far: every check passed; now timing your kernel against the solution"
+echo "Catch2 output after"
+printf "\n==== 01-naive-add (naive add) on NVIDIA H200 ====\n  verdict: correct\n"
+printf "correct\t\t1.00x the solution\n" >"$WB_STATUS_FILE"'
+out=$(grade_one 01-naive-add 0)
+expect_contains "the timing's announcement" "$out" "  correct so far: every check passed; now timing"
+expect_not_contains "no Catch2 noise around it" "$out" "Catch2 output"
+expect_contains "then the verdict" "$out" "  verdict: correct"
 grader 01-naive-add 'printf "correct\t\t1.01x the solution: at the solution'"'"'s speed\n" >"$WB_STATUS_FILE"'
 grade_one 01-naive-add 0 >/dev/null
 expect_eq "the last speed is kept" "$(cat "$dir/grades/01-naive-add.speed")" "1.01x the solution: at the solution's speed"

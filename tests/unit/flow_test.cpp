@@ -108,3 +108,19 @@ TEST_CASE("a speed below the bar fails as too slow, with a short ratio", "[too-s
   bar.advice = "More blocks.";
   wb::speed_verdict(t, bar);
 }
+
+// Run alone ("[announce]"): a timing case after clean checks announces the timing, once.
+TEST_CASE("a clean check before the timing cases", "[announce]") {
+  const wb::Comparison c = filled(64);
+  WB_REQUIRE_MATCH(c);
+}
+
+TEST_CASE("two timing cases after clean checks", "[announce]") {
+  WB_REQUIRE_CORRECT_SO_FAR();
+  WB_REQUIRE_CORRECT_SO_FAR();
+}
+
+// Run alone ("[announce-after-failure]"): after a failed check the timing case skips, silently.
+TEST_CASE("a check that fails", "[announce-after-failure]") { FAIL_CHECK("the sum is 3, expected 4"); }
+
+TEST_CASE("a timing case after a failed check", "[announce-after-failure]") { WB_REQUIRE_CORRECT_SO_FAR(); }

@@ -39,6 +39,11 @@ void note_unchecked(const std::string& what);
 /// timing a wrong kernel says nothing, and its re-check would blame the timing).
 int failures_so_far();
 
+/// Says, once per run, that every check so far passed and the timing begins: on a GPU the
+/// timing takes seconds, and `grade` shows this line as it comes, so the learner reads that
+/// the kernel is right before the speed verdict. Called by WB_REQUIRE_CORRECT_SO_FAR.
+void announce_timing();
+
 /// The longest verdict detail the summary line carries; a longer one is cut at a word, and the
 /// whole diagnosis stays in the log above it.
 inline constexpr std::size_t summary_detail_max = 180;
@@ -71,9 +76,10 @@ void finish_report(const std::string& verdict_override = "");
     FAIL(wb_why_);                            \
   } while (0)
 
-/// Ends the current test case as skipped when an earlier check of this run failed: put at the
-/// start of a timing case, after WB_REQUIRE_GPU.
+/// Ends the current test case as skipped when an earlier check of this run failed, and otherwise
+/// announces the timing (announce_timing): put at the start of a timing case, after WB_REQUIRE_GPU.
 #define WB_REQUIRE_CORRECT_SO_FAR()                                                                \
   do {                                                                                             \
     if (::wb::failures_so_far() > 0) SKIP("not timed: the checks above failed; fix those first");  \
+    ::wb::announce_timing();                                                                       \
   } while (0)
