@@ -2,11 +2,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <cstdio>
-#include <cstdlib>
-#include <iostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "wb/flow.hpp"
