@@ -47,8 +47,9 @@ get_filename_component(WB_ROOT "${WB_ROOT}" ABSOLUTE)
 # One kernel source compiled for one backend as an object library `target`.
 # RENAME_SOLUTION compiles a solution file as if it were the learner's (namespace student).
 # INSTRUMENT (CPU backend; ignored on CUDA) rewrites it with `wb-emu-rewrite --instrument` and
-# defines WB_EMU_INSTRUMENT=1: its global-memory accesses are counted and its shared-memory
-# accesses checked for races. NVCC_CHECK (CPU backend, where nvcc works) compiles it with nvcc
+# compiles it with the compiler's access instrumentation (WB_EMU_INSTRUMENT_FLAGS, emu/CMakeLists.txt;
+# WB_EMU_INSTRUMENT=1): its global-memory accesses are counted, its shared-memory accesses checked
+# for races, and its accesses out of bounds or misaligned are faults. NVCC_CHECK (CPU backend, where nvcc works) compiles it with nvcc
 # first (cmake/NvccCheck.cmake): what nvcc rejects does not compile on the CPU backend either.
 function(_wb_kernel_object target backend chapter_dir source)
   cmake_parse_arguments(PARSE_ARGV 4 K "RENAME_SOLUTION;INSTRUMENT;NVCC_CHECK" "" "")
@@ -73,15 +74,21 @@ function(_wb_kernel_object target backend chapter_dir source)
         COMMENT "CPU backend: checking ${rel} with nvcc"
         VERBATIM)
     endif()
+    # The headers the file includes from beside it are rewritten too, into a folder of the target's
+    # (the depfile makes an edit of one rewrite again).
+    set(headers_out "${CMAKE_BINARY_DIR}/emu-src/${target}.h")
     add_custom_command(OUTPUT "${out}"
-      COMMAND wb-emu-rewrite ${flags} "${source}" "${out}"
+      COMMAND ${CMAKE_COMMAND} -E make_directory "${headers_out}"
+      COMMAND wb-emu-rewrite ${flags} --headers "${headers_out}" --depfile "${out}.d" "${source}" "${out}"
       DEPENDS "${source}" wb-emu-rewrite ${checked}
+      DEPFILE "${out}.d"
       COMMENT "CPU backend: ${what} ${rel}"
       VERBATIM)
     add_library(${target} OBJECT "${out}")
     target_link_libraries(${target} PUBLIC wb::emu)
     if(K_INSTRUMENT)
       target_compile_definitions(${target} PRIVATE WB_EMU_INSTRUMENT=1)
+      target_compile_options(${target} PRIVATE ${WB_EMU_INSTRUMENT_FLAGS})
     endif()
   else()
     add_library(${target} OBJECT "${source}")

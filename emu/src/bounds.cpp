@@ -2,27 +2,25 @@
 // the dynamic shared memory the launch gave, outside every allocation, or outside the logical
 // extent of an array inside one (a grader's guard zones, wb_emu::set_logical_extent) is a kernel
 // fault that says which access, where it landed (which array, how far past its end, which index),
-// the source line, and the block and thread; so is an index of a `__shared__` array past its extent,
-// and an access whose address is not a multiple of its type's alignment (a misaligned float4).
+// the source line, and the block and thread; so is an access whose address is not a multiple of
+// its size (a misaligned float4).
 #include "bounds.hpp"
 
 #include "memory.hpp"
+#include "symbolize.hpp"
 #include "worker.hpp"
 
-#include <wb_emu/instrument.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-// The program's own static data (`__device__` and `__constant__` variables live there on this backend).
-extern "C" char etext[], end[];  // NOLINT: the linker's names
 
 namespace wb_emu::internal {
 namespace {
 // "at file:line, block (x,y,z), thread (x,y,z)": where the running kernel thread is.
-std::string at_thread(const char* file, int line) {
-  return "at " + where(file, line) + ", block " + triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " +
+std::string at_thread(const void* pc) {
+  return "at " + where_pc(pc) + ", block " + triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " +
          triple(threadIdx.x, threadIdx.y, threadIdx.z);
 }
 
@@ -48,7 +46,7 @@ const char* kIndexHint =
 
 }  // namespace
 
-void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store, const char* file, int line) {
+void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store, const void* pc) {
   const std::string access = store ? "write" : "read";
   const auto dyn = static_cast<std::ptrdiff_t>(w.dynamic_base);
   const std::size_t given = w.g->shared_bytes;
@@ -66,23 +64,23 @@ void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool
   if (offset >= dyn && given == 0) {
     why = access + " of " + dname + "[" + std::to_string((offset - dyn) / size) +
           "]: the launch gave no dynamic shared memory (its third argument, kernel<<<grid, block, bytes>>>, is 0 or "
-          "missing) " + at_thread(file, line);
+          "missing) " + at_thread(pc);
   } else if (offset >= dyn) {
     const std::ptrdiff_t in = offset - dyn;
     why = access + " of " + dname + "[" + std::to_string(in / size) + "]: byte " + std::to_string(in) +
           " is past the " + std::to_string(given) + " bytes the launch gave (its third argument) " +
-          at_thread(file, line);
+          at_thread(pc);
   } else if (given > 0 && w.dynamic_name && (past_static < 0 || dyn - offset <= past_static)) {
     const std::ptrdiff_t in = dyn - offset;
     why = access + " of " + dname + "[-" + std::to_string((in + size - 1) / size) + "]: " + std::to_string(in) +
-          " bytes before the start of the " + std::to_string(given) + " bytes the launch gave " + at_thread(file, line);
+          " bytes before the start of the " + std::to_string(given) + " bytes the launch gave " + at_thread(pc);
   } else if (below) {
     why = access + " of " + byte_count(bytes) + " " + past_end(static_cast<std::uintptr_t>(past_static)) + " `" +
           below->name + "` (its " + std::to_string(below->bytes) + " bytes), in no __shared__ array, " +
-          at_thread(file, line);
+          at_thread(pc);
   } else {
     why = access + " of " + byte_count(bytes) + " " + byte_count(static_cast<std::uintmax_t>(-offset)) +
-          " before the first __shared__ array, in no __shared__ array, " + at_thread(file, line);
+          " before the first __shared__ array, in no __shared__ array, " + at_thread(pc);
   }
   fault_here(w, why + hint);
 }
@@ -121,12 +119,12 @@ std::string in_guard_zone(const Allocation& h, std::uintptr_t a, std::uintptr_t 
 }
 }  // namespace
 
-void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file, int line) {
+void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
   const std::string access = std::string(store ? "write" : "read") + " of " + byte_count(bytes) + " ";
   const std::uintptr_t e = a + (bytes ? bytes : 1);
   Allocation holding;
   if (allocation_holding(a, e, &holding) && holding.has_extent())
-    fault_here(w, access + "outside its array " + at_thread(file, line) + ": " + in_guard_zone(holding, a, e) +
+    fault_here(w, access + "outside its array " + at_thread(pc) + ": " + in_guard_zone(holding, a, e) +
                       "\n  A GPU lets such an access read or overwrite whatever lies next to the array (here the "
                       "grader's guard zone: nothing else would show it) or stops with an illegal address; check the "
                       "index against the array's size before the access.");
@@ -136,7 +134,7 @@ void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool stor
   const std::size_t size = near.bytes;
   const char* kind = near.kind;
   const unsigned n = bytes ? bytes : 1;
-  std::string why = access + "outside every cudaMalloc allocation " + at_thread(file, line) + ": ";
+  std::string why = access + "outside every cudaMalloc allocation " + at_thread(pc) + ": ";
   if (a < 65536) {
     why += "the address is " + hex_address(a) + ", a null pointer (plus an index)";
   } else if (found && a >= base + size && a - (base + size) <= (std::uintptr_t(1) << 30)) {
@@ -160,7 +158,6 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
   const std::uintptr_t e = a + (bytes ? bytes : 1);
   for (const Worker::Range& r : w.alloc_cache)
     if (a >= r.lo && e <= r.hi) return true;
-  if (a >= reinterpret_cast<std::uintptr_t>(::etext) && e <= reinterpret_cast<std::uintptr_t>(::end)) return true;
   Allocation h;
   if (!allocation_holding(a, e, &h)) return false;
   // inside the allocation; with a logical extent, inside the array too (its guard zones are not)
@@ -171,16 +168,18 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
 }
 
 void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type, bool store,
-                       const char* file, int line) {
-  const std::string what =
-      type ? std::string(type[0] == 'i' ? "an " : "a ") + type + " (" + byte_count(bytes) + ")" : byte_count(bytes);
+                       const void* pc) {
+  // The compiler reports a vector type's access by its size alone.
+  const std::string what = type ? std::string(type[0] == 'i' ? "an " : "a ") + type + " (" + byte_count(bytes) + ")"
+                           : bytes == 16 ? "16 bytes (one access, such as a float4's)"
+                                         : byte_count(bytes);
   std::string why = std::string("misaligned ") + (store ? "write" : "read") + " of " + what + " " +
-                    at_thread(file, line) + ": its address " + hex_address(a) + " is " + byte_count(a % align) +
+                    at_thread(pc) + ": its address " + hex_address(a) + " is " + byte_count(a % align) +
                     " past a multiple of " + std::to_string(align);
   // where it landed: a __shared__ array, the dynamic region, an array or allocation
   const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
   Allocation h;
-  if (a >= sh && a < sh + kSharedLimit) {
+  if (a >= sh && a < sh + kSharedArena) {
     const std::size_t offset = a - sh;
     if (offset >= w.dynamic_base) {
       why += ", byte " + std::to_string(offset - w.dynamic_base) + " of " +
@@ -211,33 +210,3 @@ void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned ali
 }
 
 }  // namespace wb_emu::internal
-
-namespace wb_emu::detail {
-using namespace internal;
-
-SharedSubscript* keep_bad_subscript(const SharedSubscript& s) {
-  thread_local SharedSubscript slots[8];
-  thread_local unsigned next = 0;
-  SharedSubscript* slot = &slots[next++ % 8];
-  *slot = s;
-  return slot;
-}
-
-void shared_index_fault(const SharedSubscript& s, const char* access, const char* file, int line) {
-  static const char* const ordinal[] = {"first", "second", "third", "fourth"};
-  std::string text = std::string(access) + " of " + (s.name ? s.name : "a __shared__ array");
-  for (int i = 0; i < s.count; ++i) text += i < 4 ? "[" + std::to_string(s.index[i]) + "]" : std::string("[..]");
-  text += ": the ";
-  if (s.rank > 1) text += std::string(s.bad < 4 ? ordinal[s.bad] : "next") + " ";
-  text += "index ";
-  const std::ptrdiff_t bad = s.bad < 4 ? s.index[s.bad] : 0;
-  text += bad < 0 ? "is negative " : "is past its extent " + std::to_string(s.extent) + " ";
-  Worker* w = current_worker();
-  if (!w || w->current < 0 || !w->g) {
-    std::fprintf(stderr, "wb_emu: %s at %s\n", text.c_str(), where(file, line).c_str());
-    std::abort();
-  }
-  fault_here(*w, text + at_thread(file, line) + kIndexHint);
-}
-
-}  // namespace wb_emu::detail

@@ -1,4 +1,5 @@
-// CPU backend: the bounds checks of instrumented builds (bounds.cpp): whether an access is inside
+// CPU backend: the bounds checks of instrumented builds (bounds.cpp; `pc` is the instruction that
+// made the access, named by its source line): whether an access is inside
 // a `__shared__` array, the launch's dynamic shared memory or an allocation, and the kernel fault
 // that says where it is when it is not; and the fault for a misaligned access.
 #pragma once
@@ -15,17 +16,16 @@ namespace wb_emu::internal {
 bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes);
 /// The fault for a shared access at `offset` from the arena's start that is in no array.
 [[noreturn]] void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool store,
-                                       const char* file, int line);
+                                       const void* pc);
 /// Whether a global access lies in an allocation (cudaMalloc, cudaMallocHost), inside its logical
 /// extent when it has one, or in the program's static data; the ranges found are cached per
 /// worker for the launch.
 bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes);
 /// The fault for a global access outside every allocation, placed from the nearest one, or in
 /// the guard zone of an array with a logical extent, placed from that array.
-[[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const char* file,
-                                       int line);
+[[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const void* pc);
 /// The fault for an access whose address is not a multiple of `align` (its type's alignment), as
 /// a GPU's "misaligned address": which access, by how many bytes it misses, and where it landed.
 [[noreturn]] void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type,
-                                    bool store, const char* file, int line);
+                                    bool store, const void* pc);
 }  // namespace wb_emu::internal

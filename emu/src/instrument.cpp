@@ -1,16 +1,21 @@
-// CPU backend: the instrumentation of files built with WB_EMU_INSTRUMENT. Each recorded access
-// (wb_emu/instrument.hpp) is sorted by address: shared memory goes to the race check, the check of
-// reads of bytes the block never wrote, and the count of bank-conflict wavefronts per warp request;
-// global memory to the count of requests and 32-byte sectors per warp (a GPU's measure of
-// coalescing); the thread's own stack is ignored. Accesses out of bounds or misaligned are handed to
-// bounds.cpp.
+// CPU backend: the instrumentation of kernel files built instrumented. Each access the compiler
+// reports (wb_emu/instrument.hpp, access.cpp) is sorted by address: shared memory goes to the race
+// check, the check of reads of bytes the block never wrote, and the count of bank-conflict
+// wavefronts per warp request; device memory (the arena, memory.cpp) and registered symbols to the
+// count of requests and 32-byte sectors per warp (a GPU's measure of coalescing); everything else
+// (the thread's stack, its parameters, the host's memory) is not the kernel's device memory and is
+// ignored. Accesses out of bounds or misaligned are handed to bounds.cpp. An access is known by the
+// address of the instruction that made it (its `pc`); symbolize.cpp turns that into file:line for
+// messages and per-line statistics.
 #include "instrument.hpp"
 
 #include "bounds.hpp"
+#include "memory.hpp"
+#include "symbolize.hpp"
 #include "worker.hpp"
 
 #include <wb_emu/diagnostics.hpp>
-#include <wb_emu/instrument.hpp>
+#include <wb_emu/atomics.hpp>
 #include <wb_emu/launch.hpp>
 
 #include <algorithm>
@@ -22,19 +27,17 @@
 
 namespace wb_emu::internal {
 namespace {
-// Where accesses are made: a source line, a direction, and the memory (global or shared).
+// Where accesses are made: an instruction (its address; it loads or stores), and the memory
+// (global or shared) it touched.
 struct SiteKey {
-  const char* file;
-  int line;
+  const void* pc;
   bool store;
   bool shared;
-  bool operator==(const SiteKey& o) const {
-    return file == o.file && line == o.line && store == o.store && shared == o.shared;
-  }
+  bool operator==(const SiteKey& o) const { return pc == o.pc && store == o.store && shared == o.shared; }
 };
 struct SiteKeyHash {
   std::size_t operator()(const SiteKey& k) const {
-    return std::hash<const void*>()(k.file) * 31 + static_cast<std::size_t>(k.line) * 4 + k.store * 2 + k.shared;
+    return std::hash<const void*>()(k.pc) * 4 + k.store * 2 + k.shared;
   }
 };
 struct Site {
@@ -54,12 +57,11 @@ struct Event {
 struct Shadow {
   std::uint64_t interval = 0;
   int writer = -1;
-  int wline = 0;
-  const char* wfile = nullptr;
+  const void* wpc = nullptr;
   std::uint32_t wepoch = 0;
+  std::uint64_t wvalue = 0;  // what it wrote (the word's bytes it covered), for a warp-uniform store
   int reader[2] = {-1, -1};
-  int rline[2] = {0, 0};
-  const char* rfile[2] = {nullptr, nullptr};
+  const void* rpc[2] = {nullptr, nullptr};
   std::uint32_t repoch[2] = {0, 0};
 };
 
@@ -77,8 +79,7 @@ struct UninitRead {
   std::size_t offset = 0;
   unsigned bytes = 0;
   int thread = 0;
-  const char* file = nullptr;
-  int line = 0;
+  const void* pc = nullptr;
 };
 }  // namespace
 
@@ -91,7 +92,7 @@ struct Instr {
   std::vector<Event> regrouped;  // scratch
   // the sites found last, by a hash of their key (a lookup in site_index costs more)
   struct CachedSite {
-    SiteKey key{nullptr, 0, false, false};
+    SiteKey key{nullptr, false, false};
     std::uint32_t site = ~0u;
   };
   CachedSite site_cache[16];
@@ -99,11 +100,11 @@ struct Instr {
   std::vector<std::uint64_t> segments;  // scratch
   std::vector<std::uint64_t> words;     // scratch
   // shared memory: the race check
-  std::vector<Shadow> shadow = std::vector<Shadow>(kSharedLimit / 4 + 16);
+  std::vector<Shadow> shadow = std::vector<Shadow>(kSharedArena / 4 + 16);
   std::uint64_t interval = 0;
   std::vector<std::uint32_t> wsync;  // __syncwarp()s each thread has passed
   // shared memory: what the block has written, and its first read of an unwritten byte
-  std::vector<Written> written = std::vector<Written>(kSharedLimit / 4 + 16);
+  std::vector<Written> written = std::vector<Written>(kSharedArena / 4 + 16);
   std::uint64_t block_stamp = 0;
   UninitRead uninit;
 };
@@ -243,7 +244,7 @@ void report_uninit(Worker& w) {
   const unsigned bytes = u.bytes ? u.bytes : 4;
   raise_fault(w, "read of " + name + " at byte offset " + std::to_string(in) + " (element " +
                      std::to_string(in / bytes) + " of " + std::to_string(bytes) +
-                     " bytes), which no thread of the block has written, at " + where(u.file, u.line) + ", block " +
+                     " bytes), which no thread of the block has written, at " + where_pc(u.pc) + ", block " +
                      triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " + thread_triple(w, u.thread) +
                      "\n  Shared memory holds garbage when a block starts (on a GPU, whatever an earlier block left; "
                      "here 0xFF bytes, a NaN as a float and -1 as an int), and neither a GPU nor compute-sanitizer "
@@ -282,15 +283,15 @@ std::string describe_thread(const Worker& w, int t) {
   return s;
 }
 
-[[noreturn]] void report_race(Worker& w, std::size_t offset, unsigned bytes, int u, bool u_store, const char* ufile,
-                              int uline, int t, bool t_store, const char* file, int line) {
+[[noreturn]] void report_race(Worker& w, std::size_t offset, unsigned bytes, int u, bool u_store, const void* upc,
+                              int t, bool t_store, const void* pc) {
   std::size_t in = 0;
   const std::string name = shared_array_at(w, offset, &in);
   std::string why = "shared-memory race on " + name + " at byte offset " + std::to_string(in) + " (element " +
                     std::to_string(in / (bytes ? bytes : 4)) + " of " + std::to_string(bytes) +
                     " bytes): two threads touch it between the same two __syncthreads(), one of them writing:";
-  why += "\n    " + describe_thread(w, u) + (u_store ? " wrote it at " : " read it at ") + where(ufile, uline);
-  why += "\n    " + describe_thread(w, t) + (t_store ? " writes it at " : " reads it at ") + where(file, line);
+  why += "\n    " + describe_thread(w, u) + (u_store ? " wrote it at " : " read it at ") + where_pc(upc);
+  why += "\n    " + describe_thread(w, t) + (t_store ? " writes it at " : " reads it at ") + where_pc(pc);
   why += "\n  Threads run in no particular order between barriers: put a __syncthreads() (reached by every thread "
          "of the block) between one thread's write and another thread's access, or use an atomic.";
   fault_here(w, why);
@@ -298,7 +299,7 @@ std::string describe_thread(const Worker& w, int t) {
 
 // One shared-memory access of the running thread, checked against the others' accesses since
 // the last barrier.
-void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, const char* file, int line) {
+void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, const void* pc) {
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
   const int t = w.current;
   auto unordered = [&](int u, std::uint32_t epoch) {
@@ -314,30 +315,28 @@ void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, co
     if (store) {
       wr.mask |= bits;
     } else if ((wr.mask & bits) != bits && !I.uninit.pending) {
-      I.uninit = UninitRead{true, offset, bytes, t, file, line};
+      I.uninit = UninitRead{true, offset, bytes, t, pc};
     }
     Shadow& s = I.shadow[word];
     if (s.interval != I.interval) {
       s = Shadow{};
       s.interval = I.interval;
     }
-    if (unordered(s.writer, s.wepoch)) report_race(w, offset, bytes, s.writer, true, s.wfile, s.wline, t, store, file, line);
+    if (unordered(s.writer, s.wepoch)) report_race(w, offset, bytes, s.writer, true, s.wpc, t, store, pc);
     const std::uint32_t epoch = I.wsync[static_cast<unsigned>(t)];
     if (store) {
       for (int r = 0; r < 2; ++r)
         if (unordered(s.reader[r], s.repoch[r]))
-          report_race(w, offset, bytes, s.reader[r], false, s.rfile[r], s.rline[r], t, true, file, line);
+          report_race(w, offset, bytes, s.reader[r], false, s.rpc[r], t, true, pc);
       s.writer = t;
-      s.wfile = file;
-      s.wline = line;
+      s.wpc = pc;
       s.wepoch = epoch;
       s.reader[0] = s.reader[1] = -1;
     } else {
       const int slot = (s.reader[0] < 0 || s.reader[0] == t) ? 0 : (s.reader[1] < 0 || s.reader[1] == t) ? 1 : -1;
       if (slot >= 0) {
         s.reader[slot] = t;
-        s.rfile[slot] = file;
-        s.rline[slot] = line;
+        s.rpc[slot] = pc;
         s.repoch[slot] = epoch;
       }
     }
@@ -366,21 +365,22 @@ void LaunchRecords::merge(Worker& w) {
   Instr& I = *w.instr;
   std::lock_guard<std::mutex> lock(m_);
   for (const Site& site : I.sites) {
+    const SourceLine at = source_line(site.key.pc);  // several instructions of one line count together
     if (site.key.shared) {
-      SharedLineStats& l = shared_lines_[{site.key.file ? site.key.file : "?", site.key.line, site.key.store}];
+      SharedLineStats& l = shared_lines_[{at.file, at.line, site.key.store}];
       if (l.bytes == 0) {
-        l.file = site.key.file ? site.key.file : "?";
-        l.line = site.key.line;
+        l.file = at.file;
+        l.line = at.line;
         l.store = site.key.store;
         l.bytes = site.bytes;
       }
       add_banks(l.stats, site.banks);
       continue;
     }
-    LineStats& l = lines_[{site.key.file ? site.key.file : "?", site.key.line, site.key.store}];
+    LineStats& l = lines_[{at.file, at.line, site.key.store}];
     if (l.bytes == 0) {
-      l.file = site.key.file ? site.key.file : "?";
-      l.line = site.key.line;
+      l.file = at.file;
+      l.line = at.line;
       l.store = site.key.store;
       l.bytes = site.bytes;
     }
@@ -422,28 +422,14 @@ void LaunchRecords::publish(bool instrumented) {
   last_stats = std::move(stats);
   last_shared_stats = std::move(shared);
 }
-}  // namespace wb_emu::internal
-
-namespace wb_emu {
-using namespace internal;
-
-SharedMemoryStats last_launch_shared_stats() {
-  std::lock_guard<std::mutex> lock(stats_mutex);
-  return last_shared_stats;
-}
-
-MemoryStats last_launch_memory_stats() {
-  std::lock_guard<std::mutex> lock(stats_mutex);
-  return last_stats;
-}
 
 namespace {
 // The running thread's access, waiting in its warp's list for the rest of its request.
 void add_event(Worker& w, Instr& I, std::uintptr_t a, unsigned bytes, const SiteKey& key) {
   const unsigned t = static_cast<unsigned>(w.current);
-  Instr::CachedSite& cached = I.site_cache[(static_cast<unsigned>(key.line) * 4 + key.store * 2 + key.shared) % 16];
+  Instr::CachedSite& cached = I.site_cache[(reinterpret_cast<std::uintptr_t>(key.pc) >> 2 ^ key.shared) % 16];
   std::uint32_t site;
-  if (cached.site != ~0u && cached.key == key) {  // an empty slot's key is {nullptr, 0}: `*p`'s too
+  if (cached.site != ~0u && cached.key == key) {
     site = cached.site;
   } else if (auto it = I.site_index.find(key); it != I.site_index.end()) {
     site = cached.site = it->second;
@@ -461,37 +447,61 @@ void add_event(Worker& w, Instr& I, std::uintptr_t a, unsigned bytes, const Site
 }
 }  // namespace
 
-namespace detail {
-void record_access(const volatile void* addr, unsigned bytes, bool store, const char* file, int line, unsigned align,
-                   const char* type) {
+void on_access(std::uintptr_t a, std::size_t size, bool store, const void* pc, bool sized) {
   Worker* wp = current_worker();
-  if (!wp || wp->current < 0 || !wp->g) return;  // not inside a kernel
+  if (!wp || wp->current < 0 || !wp->g || !wp->g->site->instrumented) return;  // not an instrumented kernel's
   Worker& w = *wp;
-  const auto a = reinterpret_cast<std::uintptr_t>(addr);
-  if (a & (align - 1)) misaligned_access(w, a, bytes, align, type, store, file, line);
+  const auto bytes = static_cast<unsigned>(size);
   const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
-  if (a + kSharedSlack >= sh && a < sh + kSharedLimit + kSharedSlack) {
+  // A 2-, 4-, 8- or 16-byte access must start at a multiple of its size, as on a GPU; a range
+  // (loadN: an aggregate's copy) is made element by element there, and has no such rule.
+  const bool misaligned = sized && size > 1 && (a & (size - 1)) != 0;
+  if (a + kSharedSlack >= sh && a < sh + kSharedArena + kSharedSlack) {
+    if (misaligned) misaligned_access(w, a, bytes, bytes, nullptr, store, pc);
     const auto offset = static_cast<std::ptrdiff_t>(a - sh);
-    if (!shared_in_bounds(w, offset, bytes)) shared_out_of_bounds(w, offset, bytes, store, file, line);
-    shared_access(w, static_cast<std::size_t>(offset), bytes, store, file, line);
-    add_event(w, *w.instr, a, bytes, SiteKey{file, line, store, true});
+    if (!shared_in_bounds(w, offset, bytes)) shared_out_of_bounds(w, offset, bytes, store, pc);
+    Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+    shared_access(w, static_cast<std::size_t>(offset), bytes, store, pc);
+    add_event(w, I, a, bytes, SiteKey{pc, store, true});
     return;
   }
-  const unsigned t = static_cast<unsigned>(w.current);
-  if (const Fiber* f = w.th[t].fiber)
-    if (f->on_stack(a)) return;  // the thread's own stack (local arrays)
-  if (!global_in_bounds(w, a, bytes)) global_out_of_bounds(w, a, bytes, store, file, line);
+  if (a < 65536) global_out_of_bounds(w, a, bytes, store, pc);  // a null pointer, plus an index
+  if (!in_arena(a)) {  // device memory is the arena's and the symbols'; the rest is the host's
+    Allocation symbol;
+    if (!in_symbol_range(a) || !symbol_holding(a, a + (bytes ? bytes : 1), &symbol)) return;
+  }
+  if (misaligned) misaligned_access(w, a, bytes, bytes, nullptr, store, pc);
+  if (!global_in_bounds(w, a, bytes)) global_out_of_bounds(w, a, bytes, store, pc);
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
-  add_event(w, I, a, bytes, SiteKey{file, line, store, false});
+  add_event(w, I, a, bytes, SiteKey{pc, store, false});
 }
+
+}  // namespace wb_emu::internal
+
+namespace wb_emu {
+using namespace internal;
+
+SharedMemoryStats last_launch_shared_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return last_shared_stats;
+}
+
+MemoryStats last_launch_memory_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return last_stats;
+}
+}  // namespace wb_emu
+
+namespace wb_emu::detail {
+using namespace internal;
 
 void note_atomic(const volatile void* addr, unsigned bytes) {
   Worker* wp = current_worker();
-  if (!wp || wp->current < 0 || !wp->g) return;
+  if (!wp || wp->current < 0 || !wp->g || !wp->g->site->instrumented) return;
   Worker& w = *wp;
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
   const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
-  if (a < sh || a + bytes > sh + kSharedLimit) return;
+  if (a < sh || a + bytes > sh + kSharedArena) return;
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
   const std::size_t offset = a - sh, end = offset + bytes;
   for (std::size_t word = offset / 4; word <= (end - 1) / 4; ++word) {
@@ -508,5 +518,4 @@ void* name_dynamic_shared(const char* name) {
   w->dynamic_name = name;
   return w->shared + w->dynamic_base;
 }
-}  // namespace detail
-}  // namespace wb_emu
+}  // namespace wb_emu::detail

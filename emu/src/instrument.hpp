@@ -7,6 +7,8 @@
 #include <wb_emu/diagnostics.hpp>
 #include <wb_emu/launch.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,6 +24,13 @@ void instr_barrier_released(Worker& w);
 void instr_flush_all(Worker& w);
 /// Thread t passed a __syncwarp(): its accesses before it are ordered with its warp's after it.
 void instr_syncwarp_passed(Worker& w, unsigned t);
+
+/// One access the compiler reported (access.cpp): `size` bytes at `a`, a store or a load, made by the
+/// instruction at `pc`; `sized` for a 1-, 2-, 4-, 8- or 16-byte access (which must be aligned to its
+/// size), false for a range (an aggregate's copy, memcpy). Recorded when a kernel thread of an
+/// instrumented launch makes it and it lands in shared or device memory; a fault (which does not
+/// return) when it is out of bounds or misaligned.
+void on_access(std::uintptr_t a, std::size_t size, bool store, const void* pc, bool sized);
 
 /// Forgets the previous launch's statistics (a launch that is not instrumented has none).
 void clear_launch_stats();

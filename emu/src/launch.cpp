@@ -182,7 +182,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
                           (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
       const bool ok = run_block(g, b);
-      for (std::size_t used = worker().shared_used, seen = last_static_shared.load();
+      for (std::size_t used = worker().shared_declared, seen = last_static_shared.load();
            used > seen && !last_static_shared.compare_exchange_weak(seen, used);) {
       }
       if (ok) continue;

@@ -17,9 +17,12 @@
 #include <mutex>
 #include <new>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace wb_emu::internal {
+std::uintptr_t arena_lo = 0, arena_hi = 0;
+
 namespace {
 std::mutex alloc_mutex;
 std::map<std::uintptr_t, Allocation> allocations;       // base -> allocation (cudaMalloc)
@@ -31,7 +34,104 @@ const Allocation* at_or_below(const std::map<std::uintptr_t, Allocation>& m, std
   if (it == m.begin()) return nullptr;
   return &std::prev(it)->second;
 }
+
+// ---- the device arena ----
+// One range of address space, reserved without memory behind it (PROT_NONE), that holds every
+// allocation and nothing else: an instrumented kernel's access in it is a device access, wherever
+// it lands (an allocation, a freed one, the gap after one), and host memory is never in it. Each
+// allocation starts on a page of its own and is followed by at least kArenaGap bytes that stay
+// PROT_NONE, so that even a plain build's write a little past an allocation faults there instead of
+// overwriting the next one or the host's heap. A freed allocation's pages go back to PROT_NONE
+// (their memory is returned); its address range is used again only once the arena's end is reached.
+constexpr std::uintptr_t kArenaGap = 64 * 1024;
+std::uintptr_t arena_next = 0;                     // where the next allocation goes, while the end is not reached
+std::map<std::uintptr_t, std::uintptr_t> free_spans;  // freed [start, end), for when it is
+std::size_t page_size() {
+  static const std::size_t p = static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+  return p;
+}
+std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t to) { return (v + to - 1) / to * to; }
+
+// Reserves the arena: the largest of 1 TiB, 256 GiB, ... 4 GiB that the system gives.
+bool reserve_arena() {
+  for (int shift = 40; shift >= 32; shift -= 2) {
+    const std::size_t bytes = std::size_t(1) << shift;
+    void* m = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) continue;
+    arena_lo = reinterpret_cast<std::uintptr_t>(m);
+    arena_next = arena_lo + kArenaGap;  // an index before the first allocation lands in the arena too
+    arena_hi = arena_lo + bytes;
+    return true;
+  }
+  return false;
+}
+
+// `bytes` of fresh, zeroed, page-aligned arena memory, or nullptr. Called with alloc_mutex held.
+void* arena_alloc(std::size_t bytes) {
+  if (arena_hi == 0 && !reserve_arena()) return nullptr;
+  const std::uintptr_t span = round_up(bytes, page_size()) + kArenaGap;
+  std::uintptr_t at = 0;
+  if (arena_next + span <= arena_hi) {
+    at = arena_next;
+    arena_next += span;
+  } else {
+    for (auto it = free_spans.begin(); it != free_spans.end(); ++it) {
+      if (it->second - it->first < span) continue;
+      at = it->first;
+      const std::uintptr_t rest = at + span, end = it->second;
+      free_spans.erase(it);
+      if (rest < end) free_spans.emplace(rest, end);
+      break;
+    }
+    if (at == 0) return nullptr;
+  }
+  void* p = reinterpret_cast<void*>(at);
+  if (mprotect(p, round_up(bytes, page_size()), PROT_READ | PROT_WRITE) != 0) {
+    free_spans.emplace(at, at + span);
+    return nullptr;
+  }
+  return p;
+}
+
+// Gives back the pages of the allocation at `p` (`bytes` long); its range may be used again later.
+void arena_free(void* p, std::size_t bytes) {
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p), pages = round_up(bytes, page_size());
+  // The same range mapped anew: no memory behind it, PROT_NONE again.
+  mmap(p, pages, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  auto next = free_spans.emplace(at, at + pages + kArenaGap).first;
+  if (next != free_spans.begin()) {  // merged with the span before it, when they touch
+    auto prev = std::prev(next);
+    if (prev->second == next->first) {
+      prev->second = next->second;
+      free_spans.erase(next);
+    }
+  }
+}
 }  // namespace
+
+void* device_alloc(std::size_t bytes, const char* kind) {
+  std::lock_guard<std::mutex> lock(alloc_mutex);
+  void* p = arena_alloc(bytes);
+  if (!p) return nullptr;
+  auto& m = std::strcmp(kind, "cudaMalloc") == 0 ? allocations : host_allocations;
+  Allocation& a = m[reinterpret_cast<std::uintptr_t>(p)];
+  a = Allocation{};
+  a.base = reinterpret_cast<std::uintptr_t>(p);
+  a.bytes = bytes;
+  a.kind = kind;
+  return p;
+}
+
+bool device_free(void* p, bool host) {
+  std::lock_guard<std::mutex> lock(alloc_mutex);
+  auto& m = host ? host_allocations : allocations;
+  auto it = m.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == m.end()) return false;
+  const std::size_t bytes = it->second.bytes;
+  m.erase(it);
+  arena_free(p, bytes);
+  return true;
+}
 
 bool in_allocation(const void* p, std::size_t bytes) {
   auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -107,51 +207,25 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
-  void* p = ::operator new(bytes, std::align_val_t(256), std::nothrow);
+  void* p = device_alloc(bytes, "cudaMalloc");
   if (!p) return record(cudaErrorMemoryAllocation);
-  {
-    std::lock_guard<std::mutex> lock(alloc_mutex);
-    Allocation& a = allocations[reinterpret_cast<std::uintptr_t>(p)];
-    a = Allocation{};
-    a.base = reinterpret_cast<std::uintptr_t>(p);
-    a.bytes = bytes;
-  }
   *ptr = p;
   return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
-  {
-    std::lock_guard<std::mutex> lock(alloc_mutex);
-    auto it = allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
-    if (it == allocations.end()) return record(cudaErrorInvalidValue);
-    allocations.erase(it);
-  }
-  ::operator delete(ptr, std::align_val_t(256));
-  return cudaSuccess;
+  return device_free(ptr, false) ? cudaSuccess : record(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
-  *ptr = bytes ? std::malloc(bytes) : nullptr;
+  *ptr = bytes ? device_alloc(bytes, "cudaMallocHost") : nullptr;
   if (bytes && !*ptr) return record(cudaErrorMemoryAllocation);
-  if (*ptr) {
-    std::lock_guard<std::mutex> lock(alloc_mutex);
-    Allocation& a = host_allocations[reinterpret_cast<std::uintptr_t>(*ptr)];
-    a = Allocation{};
-    a.base = reinterpret_cast<std::uintptr_t>(*ptr);
-    a.bytes = bytes;
-    a.kind = "cudaMallocHost";
-  }
   return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* ptr) {
-  if (ptr) {
-    std::lock_guard<std::mutex> lock(alloc_mutex);
-    host_allocations.erase(reinterpret_cast<std::uintptr_t>(ptr));
-  }
-  std::free(ptr);
+  if (ptr && !device_free(ptr, true)) return record(cudaErrorInvalidValue);
   return cudaSuccess;
 }
 

@@ -1,12 +1,31 @@
 // CPU backend: the registry of emulated device memory. cudaMalloc and cudaMallocHost return host
-// memory and record each allocation here, so that copies, memsets and (in instrumented builds)
-// kernel accesses outside every allocation are reported.
+// memory from the device arena (one reserved range of address space that holds nothing else) and
+// record each allocation here, so that copies, memsets and (in instrumented builds) kernel accesses
+// outside every allocation are reported: an address in the arena is device memory, whatever it is.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 namespace wb_emu::internal {
+/// The device arena, [arena_lo, arena_hi): cudaMalloc's and cudaMallocHost's memory, and nothing
+/// else. Reserved at the first allocation, never moved; both 0 before it.
+extern std::uintptr_t arena_lo, arena_hi;
+/// Whether address `a` is in the device arena (an allocation, a freed one, or the gaps between).
+inline bool in_arena(std::uintptr_t a) { return a - arena_lo < arena_hi - arena_lo; }
+
+/// The range every registered symbol (`__constant__` and `__device__` variable) lies in; both 0
+/// while there is none. A quick first test before symbol_holding().
+extern std::uintptr_t symbols_lo, symbols_hi;
+inline bool in_symbol_range(std::uintptr_t a) { return a - symbols_lo < symbols_hi - symbols_lo; }
+
+/// `bytes` of zeroed device memory from the arena, recorded as an allocation of `kind`
+/// ("cudaMalloc", or "cudaMallocHost" and the other host-side kinds); nullptr when none is left.
+void* device_alloc(std::size_t bytes, const char* kind);
+/// Frees an allocation device_alloc made (`host`: of a kind other than "cudaMalloc"); false when
+/// `p` is no such allocation's start.
+bool device_free(void* p, bool host);
+
 /// Whether [p, p + bytes) lies inside one cudaMalloc allocation or one symbol (a `__constant__` or
 /// `__device__` variable).
 bool in_allocation(const void* p, std::size_t bytes);

@@ -25,7 +25,7 @@ namespace {
 thread_local Worker* tls_worker = nullptr;
 
 unsigned char* map_shared_arena() {
-  void* m = mmap(nullptr, kSharedSlack + kSharedLimit + kSharedSlack, PROT_READ | PROT_WRITE,
+  void* m = mmap(nullptr, kSharedSlack + kSharedArena + kSharedSlack, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) {
     std::fprintf(stderr, "wb_emu: cannot map shared memory\n");
@@ -329,7 +329,8 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   w.dynamic_name = nullptr;
   // Fresh for every block, and not zero: a read before any write shows up as garbage.
   w.shared_used = 0;
-  w.dynamic_base = kSharedLimit - (g.shared_bytes + 15) / 16 * 16;
+  w.shared_declared = 0;
+  w.dynamic_base = kSharedArena - (g.shared_bytes + 15) / 16 * 16;
   if (g.shared_bytes) std::memset(w.shared + w.dynamic_base, shared_poison_byte, g.shared_bytes);
   for (;;) {
     if (w.fault) break;
@@ -377,13 +378,15 @@ void* dynamic_shared_base() {
 namespace detail {
 void* shared_alloc(std::size_t bytes, std::size_t align, const char* what, const char* name) {
   Worker& w = worker();
-  const std::size_t at = (w.shared_used + align - 1) / align * align;
-  if (align > 64 || at + bytes > w.dynamic_base)
+  const std::size_t at = (w.shared_used + (w.shared_used ? kSharedGap : 0) + align - 1) / align * align;
+  const std::size_t declared = (w.shared_declared + align - 1) / align * align + bytes;
+  if (align > 64 || declared + w.g->shared_bytes > kSharedLimit || at + bytes > w.dynamic_base)
     fault_here(w, std::string(what) + " storage of this block needs more than " + std::to_string(kSharedLimit / 1024) +
                       " KiB of shared memory (dynamic " + std::to_string(w.g->shared_bytes) + " bytes + static " +
-                      std::to_string(at + bytes) + " bytes)");
+                      std::to_string(declared) + " bytes)");
   std::memset(w.shared + at, shared_poison_byte, bytes);
   w.shared_used = at + bytes;
+  w.shared_declared = declared;
   if (name) w.shared_names.push_back(SharedName{at, bytes, name});
   return w.shared + at;
 }

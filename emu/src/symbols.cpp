@@ -16,6 +16,8 @@
 #include <string>
 
 namespace wb_emu::internal {
+std::uintptr_t symbols_lo = 0, symbols_hi = 0;
+
 namespace {
 struct Symbol {
   std::size_t bytes;
@@ -114,7 +116,11 @@ bool nearest_symbol(std::uintptr_t a, Allocation* found) {
 bool wb_emu::register_symbol(const void* address, std::size_t bytes, const char* name, const char* space,
                              const char* file, int line) {
   std::lock_guard<std::mutex> lock(internal::symbol_mutex());
-  internal::symbols()[reinterpret_cast<std::uintptr_t>(address)] = internal::Symbol{bytes, name, space, file, line};
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  internal::symbols()[a] = internal::Symbol{bytes, name, space, file, line};
+  // Registration runs as the program starts, before any kernel reads these.
+  if (internal::symbols_lo == 0 || a < internal::symbols_lo) internal::symbols_lo = a;
+  if (a + bytes > internal::symbols_hi) internal::symbols_hi = a + bytes;
   return true;
 }
 

@@ -48,6 +48,12 @@ constexpr std::size_t kSharedLimit = 48 * 1024;
 // after it, where no allocation can be: instrumented accesses there are reported as past the bytes
 // the launch gave (and a plain build reads or writes unused memory instead of the worker's state).
 constexpr std::size_t kSharedSlack = 64 * 1024;
+// The arena itself is larger than the 48 KiB a block may use: static arrays are carved from its
+// start with kSharedGap bytes between them, where no array is, so that an index that runs off the
+// end of one array lands in no array (a fault in instrumented builds) rather than in the next; what
+// a block may declare is still counted against kSharedLimit (Worker::shared_declared).
+constexpr std::size_t kSharedArena = 2 * kSharedLimit;
+constexpr std::size_t kSharedGap = 128;  // a multiple of 32 banks of 4 bytes: banks are as without it
 
 struct Instr;  // instrument.hpp
 struct SharedName {
@@ -71,8 +77,9 @@ struct Worker {
   Fiber* running = nullptr;        // the fiber executing now (nullptr: the scheduler is)
   pthread_t thread{};              // the OS thread this worker state belongs to
   unsigned char* shared = nullptr;  // the arena (see kSharedSlack)
-  std::size_t shared_used = 0;     // static storage carved so far, from the arena's start
-  std::size_t dynamic_base = kSharedLimit;  // where the launch's dynamic region starts in the arena
+  std::size_t shared_used = 0;     // static storage carved so far, from the arena's start (gaps included)
+  std::size_t shared_declared = 0;  // the bytes of static storage declared (alignment, no gaps)
+  std::size_t dynamic_base = kSharedArena;  // where the launch's dynamic region starts in the arena
   // instrumentation: `instr_active` once the running block has recorded an access
   bool instr_active = false;
   Instr* instr = nullptr;

@@ -4,15 +4,17 @@
 //
 // These rewrites, everything else is copied byte for byte:
 //   kernel<<<grid, block[, shmem[, stream]]>>>(args)
-//     -> ::wb_emu::make_launch([&](auto&... wb_a) { kernel(wb_a...); }, "kernel", __FILE__, __LINE__,
+//     -> ::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { kernel(wb_a...); }, "kernel",
+//                              __FILE__, __LINE__,
 //                              grid, block[, shmem[, stream]])(args)
 //        (the kernel called as written: a template's arguments deduced, a qualified name, a pointer,
 //        `table[i]`, `s.k`, `p->k`, `(*fp)`; in a #define's body too, its line splices kept)
-//   extern __shared__ T name[];
-//     -> T* const name = ::wb_emu::dynamic_shared<T>();
-//   __shared__ T name[dims];   (also a scalar `__shared__ T name;`, with `volatile` kept)
-//     -> auto& name = ::wb_emu::static_shared<T [dims]>([]{});
+//   __shared__ T a[dims], b;     (the words in any order, `static`, `volatile`, alignas/__align__)
+//     -> auto& a = ::wb_emu::static_shared<T [dims]>([]{}, "a"); auto& b = ...
 //        (per-block storage; the lambda's unique type keys the declaration)
+//   extern __shared__ T name[];
+//     -> auto* const name = ::wb_emu::dynamic_shared_named<T>("name");
+//   (at namespace scope: a #define of the name, on a line of its own, and a #line after it)
 //   __constant__ T name[dims];  (also `__device__` variables, scalars, initializers, several names)
 //     -> the declaration as written, then on the same line, for each name:
 //        static const bool wb_emu_symbol_name = ::wb_emu::register_symbol(&name, sizeof(name), "name", ...);
@@ -20,29 +22,17 @@
 // Newlines inside a rewritten span are kept, and the output starts with a `#line 1 "<input>"`
 // after the prelude include, so compiler errors and __LINE__ point at the learner's file.
 // Comments, string and character literals are skipped, so `<<<` inside them is left alone.
+// A __shared__ declaration it cannot read stops the rewrite with a message at its line; one it
+// never sees (in a header, a macro's body) does not compile (emu/include/wb_emu/builtins.hpp).
 //
 // Before rewriting, what nvcc rejects in device code is an error at its line (check_device_code):
 // a call from a __global__ or __device__ function to a host function of the file or to a host-only
-// runtime call, and a __shared__ variable outside device code.
+// runtime call, and a __shared__ variable in a host function.
 //
-// --instrument (a file built with WB_EMU_INSTRUMENT=1, see emu/include/wb_emu/instrument.hpp)
-// also makes its memory accesses recorded:
-//   a pointer parameter of a __device__ function, `const float* __restrict__ in`
-//     -> `::wb_emu::gptr<const float> in`   (void pointers, references, arrays are left alone)
-//   a pointer parameter of a __global__ function keeps its type under another name, and the body
-//   starts (on the line of its '{') with the recorded pointer:
-//     `const float* in` -> `const float* wb_emu_raw_in` ... `{ ::wb_emu::gptr<const float> in(wb_emu_raw_in);`
-//   __shared__ T name[dims];
-//     -> auto&& name = ::wb_emu::instrument_shared(::wb_emu::static_shared<T [dims]>([]{}, "name"), "name");
-//        (its indices are checked against the extents)
-//   extern __shared__ T name[];
-//     -> const auto name = ::wb_emu::dynamic_shared_named<T>("name");
-//   in the body of such a function, a local pointer declaration (after a comment or directive too,
-//   in a for loop's init, with or without an initializer, several declarators),
-//   `const float4* v = reinterpret_cast<const float4*>(in);` -> `::wb_emu::gptr<const float4> v = ...;`
-//   and `auto* p = ...` -> `auto p = ...`
-//   reinterpret_cast<U*>(p)   -> ::wb_emu::instrumented_cast<U*>(p)   (a gptr stays a gptr)
-//   launches                  -> ::wb_emu::make_instrumented_launch(...)
+// --instrument (a file the build compiles with the compiler's access instrumentation, see
+// emu/include/wb_emu/instrument.hpp) changes nothing in the code: launches become
+// ::wb_emu::make_instrumented_launch(...), whose kernels report their accesses, and the file
+// includes wb_emu/instrument.hpp.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -334,7 +324,8 @@ std::string rewrite_launch(const Source& src, std::size_t lt, std::size_t start,
   // The kernel is called through a generic lambda, so that a kernel template's arguments are
   // deduced from the launch's, as nvcc deduces them.
   const std::string c = trim(one_line(callee));
-  const std::string kernel = "[&](auto&... wb_a) { " + c + "(wb_a...); }";
+  // Not instrumented: copying the arguments into the kernel's parameters is no access of the kernel's.
+  const std::string kernel = "[&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { " + c + "(wb_a...); }";
   // Its name for messages; in a function-like macro whose parameter is the kernel, the argument.
   std::string name = "\"" + escape(display_name(callee)) + "\"";
   for (const std::string& param : macro_params(s, lt))
@@ -348,107 +339,169 @@ std::string rewrite_launch(const Source& src, std::size_t lt, std::size_t start,
   return out;
 }
 
-// `extern __shared__ <type> <name>[];` at position p (pointing at "extern").
-bool try_rewrite_extern_shared(const Source& src, std::size_t p, std::string& out, std::size_t& consumed_to) {
-  const std::string& s = src.text;
-  if (s.compare(p, 6, "extern") != 0 || (p > 0 && is_ident(s[p - 1]))) return false;
-  std::size_t i = p + 6;
-  auto skip_ws = [&] { while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i; };
-  skip_ws();
-  if (s.compare(i, 10, "__shared__") != 0) return false;
-  std::size_t semi = s.find(';', i);
-  if (semi == std::string::npos) fail(src, p, "extern __shared__ declaration without ';'");
-  std::string decl = s.substr(i + 10, semi - i - 10);
-  // decl: " [alignas(N)] type name[]"
-  std::size_t lb = decl.rfind('[');
-  std::size_t rb = decl.rfind(']');
-  if (lb == std::string::npos || rb == std::string::npos || squeeze(decl.substr(lb + 1, rb - lb - 1)) != "")
-    fail(src, p, "extern __shared__ must declare an unsized array, e.g. extern __shared__ float smem[];");
-  std::size_t name_end = lb;
-  while (name_end > 0 && std::isspace(static_cast<unsigned char>(decl[name_end - 1]))) --name_end;
-  std::size_t name_begin = name_end;
-  while (name_begin > 0 && is_ident(decl[name_begin - 1])) --name_begin;
-  std::string name = decl.substr(name_begin, name_end - name_begin);
-  std::string type = decl.substr(0, name_begin);
-  // drop alignas(...) : dynamic shared memory is always 16-byte aligned here
-  std::size_t al = type.find("alignas");
-  if (al != std::string::npos) {
-    std::size_t close = type.find(')', al);
-    type.erase(al, close == std::string::npos ? std::string::npos : close - al + 1);
-  }
-  out = squeeze(type).empty() ? "" : type;
-  if (instrument)
-    out = "const auto " + name + " = ::wb_emu::dynamic_shared_named<" + type + ">(\"" + name + "\")" +
-          newlines_in(s.substr(p, semi - p));
-  else
-    out = "auto* const " + name + " = ::wb_emu::dynamic_shared<" + type + ">()" + newlines_in(s.substr(p, semi - p));
-  consumed_to = semi;  // keep the ';'
-  return true;
-}
 
+// ---- `__shared__` declarations ----
 
-// `[static|volatile ...] __shared__ <type> <name>[dims];` with `__shared__` at position p.
-// `stmt_begin` is where the qualifiers before `__shared__` start (out of `copied` so far).
-bool try_rewrite_static_shared(const Source& src, std::size_t p, std::size_t copied, std::string& out,
-                               std::size_t& begin, std::size_t& consumed_to) {
-  const std::string& s = src.text;
-  if (s.compare(p, 10, "__shared__") != 0 || (p > 0 && is_ident(s[p - 1])) ||
-      (p + 10 < s.size() && is_ident(s[p + 10])))
-    return false;
-  // qualifiers written before __shared__
-  std::string prefix;
-  begin = p;
-  for (;;) {
-    std::size_t i = begin;
-    while (i > copied && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i;
-    std::size_t e = i;
-    while (i > copied && is_ident(s[i - 1])) --i;
-    std::string word = s.substr(i, e - i);
-    if (word == "static") { begin = i; continue; }
-    if (word == "volatile") { begin = i; prefix += "volatile "; continue; }
-    break;
-  }
-  std::size_t semi = s.find(';', p);
-  if (semi == std::string::npos) fail(src, p, "__shared__ declaration without ';'");
-  std::string decl = s.substr(p + 10, semi - p - 10);
-  if (decl.find('=') != std::string::npos) fail(src, p, "a __shared__ variable cannot have an initializer");
-  if (decl.find('(') != std::string::npos && decl.find("alignas") == std::string::npos &&
-      decl.find("__align__") == std::string::npos)
-    return false;  // not a plain declaration: leave it (and __shared__ expands to nothing)
-  int depth = 0;
-  for (char c : decl) {
-    if (c == '<' || c == '[' || c == '(') ++depth;
-    else if (c == '>' || c == ']' || c == ')') --depth;
-    else if (c == ',' && depth == 0) fail(src, p, "declare one __shared__ variable per declaration");
-  }
-  // drop alignas(...) / __align__(...): the arena aligns to the type (at least 16 bytes)
-  for (const char* kw : {"alignas", "__align__"}) {
-    std::size_t al;
-    while ((al = decl.find(kw)) != std::string::npos) {
-      std::size_t close = decl.find(')', al);
-      decl.erase(al, close == std::string::npos ? std::string::npos : close - al + 1);
+// `s[b, e)` split at its top-level commas (outside (), [], {} and template arguments).
+std::vector<std::pair<std::size_t, std::size_t>> split_declarators(const std::string& s, std::size_t b, std::size_t e) {
+  std::vector<std::pair<std::size_t, std::size_t>> parts;
+  int depth = 0, angle = 0;
+  std::size_t start = b;
+  for (std::size_t i = b; i < e; ++i) {
+    const char c = s[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && c == '<') ++angle;
+    else if (depth == 0 && c == '>' && angle > 0) --angle;
+    else if (depth == 0 && angle == 0 && c == ',') {
+      parts.emplace_back(start, i);
+      start = i + 1;
     }
   }
-  std::size_t lb = decl.find('[');
-  std::string dims = lb == std::string::npos ? "" : decl.substr(lb);
-  std::size_t name_end = lb == std::string::npos ? decl.size() : lb;
-  while (name_end > 0 && std::isspace(static_cast<unsigned char>(decl[name_end - 1]))) --name_end;
+  parts.emplace_back(start, e);
+  return parts;
+}
+
+// `text` without the words (and their parenthesized arguments) that say where a shared variable
+// lives or how it is aligned: __shared__, static, extern, alignas(N), __align__(N), __attribute__((...)).
+// The arena aligns every declaration to its type, and to at least 16 bytes.
+std::string strip_storage(const std::string& text, bool* is_extern) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (is_ident(text[i]) && (i == 0 || !is_ident(text[i - 1]))) {
+      std::size_t e = i;
+      while (e < text.size() && is_ident(text[e])) ++e;
+      const std::string w = text.substr(i, e - i);
+      if (w == "__shared__" || w == "static" || w == "extern") {
+        if (w == "extern") *is_extern = true;
+        i = e;
+        continue;
+      }
+      if (w == "alignas" || w == "__align__" || w == "__attribute__") {
+        std::size_t k = e;
+        while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+        if (k < text.size() && text[k] == '(') {
+          int depth = 0;
+          for (; k < text.size(); ++k) {
+            if (text[k] == '(') ++depth;
+            else if (text[k] == ')' && --depth == 0) break;
+          }
+          i = k + 1;
+          continue;
+        }
+      }
+      out += w;
+      i = e;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+// One declarator of a shared declaration: its type (what comes before its name, pointer and
+// reference marks included), its name and its array dimensions ("[32][33]", "" for a scalar).
+struct SharedDeclarator {
+  std::string type, name, dims;
+};
+
+// Reads `text` (one declarator, with the declaration's type before it for the first one) as
+// `<type> <name><dims>`; false when it is not one.
+bool read_declarator(const std::string& text, SharedDeclarator* d) {
+  std::size_t dims_at = text.size();
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(' || text[i] == '<') ++depth;
+    else if (text[i] == ')' || text[i] == '>') --depth;
+    else if (text[i] == '[' && depth == 0) { dims_at = i; break; }
+  }
+  std::size_t name_end = dims_at;
+  while (name_end > 0 && std::isspace(static_cast<unsigned char>(text[name_end - 1]))) --name_end;
   std::size_t name_begin = name_end;
-  while (name_begin > 0 && is_ident(decl[name_begin - 1])) --name_begin;
-  std::string name = decl.substr(name_begin, name_end - name_begin);
-  std::string type = decl.substr(0, name_begin);
-  if (name.empty() || squeeze(type).empty()) fail(src, p, "cannot read this __shared__ declaration: write `__shared__ T name[N];`");
-  std::string squeezed_dims;
-  for (char c : dims) if (c != '\n') squeezed_dims += c;
-  if (instrument)
-    out = "auto&& " + name + " = ::wb_emu::instrument_shared(::wb_emu::static_shared<" + prefix + type + " " +
-          squeezed_dims + ">([]{}, \"" + name + "\"), \"" + name + "\")" + newlines_in(s.substr(begin, semi - begin));
-  else
-    out = "auto& " + name + " = ::wb_emu::static_shared<" + prefix + type + " " + squeezed_dims + ">([]{})" +
-          newlines_in(s.substr(begin, semi - begin));
-  consumed_to = semi;  // keep the ';'
+  while (name_begin > 0 && is_ident(text[name_begin - 1])) --name_begin;
+  if (name_begin == name_end || std::isdigit(static_cast<unsigned char>(text[name_begin]))) return false;
+  d->name = text.substr(name_begin, name_end - name_begin);
+  d->type = trim(one_line(text.substr(0, name_begin)));
+  d->dims = trim(one_line(text.substr(dims_at)));
   return true;
 }
+
+// The base type of a declaration (its first declarator's type without the pointer and reference
+// marks that belong to that declarator): what a later declarator (`, *p`, `, b[4]`) adds its own to.
+std::string base_type(const std::string& type) {
+  std::string t = type;
+  while (!t.empty() && (t.back() == '*' || t.back() == '&' || std::isspace(static_cast<unsigned char>(t.back()))))
+    t.pop_back();
+  return t;
+}
+
+// A declaration with `__shared__` at position p, of the statement that starts at `begin` and ends
+// at its ';' (`semi`): `[static] [volatile] __shared__ [alignas(N)] T a[dims], b, *c;`, the words in
+// any order (`float __shared__ x[4];`), and `extern __shared__ T name[];`. Each declarator becomes
+// its block's storage; in a function body
+//   __shared__ T a[dims];        -> auto& a = ::wb_emu::static_shared<T [dims]>([]{}, "a");
+//   extern __shared__ T name[];  -> auto* const name = ::wb_emu::dynamic_shared_named<T>("name");
+// (the lambda's type, unique to the declaration and to each instantiation of a template, keys its
+// storage); at namespace scope, where no reference can be bound per block, a macro of the name on
+// a line of its own, `#define a (::wb_emu::static_shared<T [dims]>(wb_emu_shared_tag_a{}, "a"))`,
+// then a #line directive that puts the lines after it back in place. A declaration it cannot read
+// fails the rewrite with a message at its line: never a variable of each thread.
+std::string rewrite_shared(const Source& src, std::size_t p, std::size_t begin, std::size_t semi, bool in_function) {
+  const std::string& s = src.text;
+  std::string stmt = s.substr(begin, semi - begin);
+  std::vector<SharedDeclarator> decls;
+  bool is_extern = false;
+  const auto parts = split_declarators(s, begin, semi);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    std::string text = s.substr(parts[k].first, parts[k].second - parts[k].first);
+    {
+      int depth = 0;
+      for (char c : text) {
+        if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+        else if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
+        else if (c == '=' && depth == 0)
+          fail(src, p, "a __shared__ variable cannot have an initializer: assign it in the kernel, then __syncthreads()");
+      }
+    }
+    // the words that only say where it lives go, wherever they are written
+    text = strip_storage(text, &is_extern);
+    SharedDeclarator d;
+    if (k == 0) {
+      if (!read_declarator(text, &d) || squeeze(d.type).empty())
+        fail(src, p, "cannot read this __shared__ declaration: write `__shared__ T name[N];`");
+    } else {
+      if (!read_declarator(text, &d) || decls.empty())
+        fail(src, p, "cannot read this __shared__ declaration: write `__shared__ T name[N];`");
+      d.type = base_type(decls.front().type) + (d.type.empty() ? "" : " " + d.type);
+    }
+    decls.push_back(d);
+  }
+  if (is_extern)
+    for (const SharedDeclarator& d : decls)
+      if (squeeze(d.dims) != "[]")
+        fail(src, p, "extern __shared__ must declare an unsized array, e.g. extern __shared__ float smem[];");
+  auto storage = [&](const SharedDeclarator& d, const std::string& key) {
+    if (is_extern) return "::wb_emu::dynamic_shared_named<" + d.type + ">(\"" + d.name + "\")";
+    return "::wb_emu::static_shared<" + d.type + " " + d.dims + ">(" + key + ", \"" + d.name + "\")";
+  };
+  std::string out;
+  if (in_function) {
+    for (std::size_t k = 0; k < decls.size(); ++k) {
+      const SharedDeclarator& d = decls[k];
+      out += (k ? "; " : "") + std::string(is_extern ? "auto* const " : "auto& ") + d.name + " = " + storage(d, "[]{}");
+    }
+    return out + newlines_in(stmt);
+  }
+  int line = 1;
+  for (std::size_t i = 0; i < semi; ++i) line += s[i] == '\n';
+  for (const SharedDeclarator& d : decls) {
+    const std::string tag = "wb_emu_shared_tag_" + d.name;
+    if (!is_extern) out += "struct " + tag + " {}; ";
+    out += "\n#define " + d.name + " (" + storage(d, tag + "{}") + ")";
+  }
+  return out + "\n#line " + std::to_string(line) + " \"" + escape(src.path) + "\"\n";
+}
+
 bool word_at(const std::string& s, std::size_t i, const char* word) {
   const std::size_t n = std::char_traits<char>::length(word);
   return s.compare(i, n, word) == 0 && (i == 0 || !is_ident(s[i - 1])) && (i + n >= s.size() || !is_ident(s[i + n]));
@@ -459,266 +512,6 @@ std::string trim(const std::string& s) {
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
   return s.substr(b, e - b);
-}
-
-// One parameter declaration: `const float* __restrict__ in` -> `::wb_emu::gptr<const float> in`;
-// anything else is returned unchanged.
-// For a kernel's parameter (`kernel`), the parameter keeps its type, under another name, and
-// `shadow` gets the declaration of the recorded pointer with the parameter's name, for the start
-// of the body: `const float* in` -> `const float* wb_emu_raw_in` and
-// `::wb_emu::gptr<const float> in(wb_emu_raw_in);`. The kernel's type stays the one nvcc sees,
-// so a template's arguments are deduced from a launch's raw pointers and function pointers to it
-// have the written type.
-std::string rewrite_param(const std::string& param, bool kernel, std::string& shadow) {
-  if (param.find_first_of("([&.") != std::string::npos) return param;
-  std::string decl = param, def;
-  int depth = 0;
-  for (std::size_t i = 0; i < param.size(); ++i) {
-    const char c = param[i];
-    if (c == '<') ++depth;
-    else if (c == '>') --depth;
-    else if (c == '=' && depth == 0) {
-      decl = param.substr(0, i);
-      def = param.substr(i);
-      break;
-    }
-  }
-  std::size_t star = std::string::npos;
-  depth = 0;
-  for (std::size_t i = 0; i < decl.size(); ++i) {
-    if (decl[i] == '<') ++depth;
-    else if (decl[i] == '>') --depth;
-    else if (decl[i] == '*' && depth == 0) star = i;
-  }
-  if (star == std::string::npos) return param;
-  std::size_t lead = 0;
-  while (lead < decl.size() && std::isspace(static_cast<unsigned char>(decl[lead]))) ++lead;
-  std::string pointee = trim(decl.substr(lead, star - lead));
-  const std::string sq = squeeze(pointee);
-  if (pointee.empty() || sq == "void" || sq == "constvoid" || sq == "voidconst" || sq == "volatilevoid" ||
-      sq == "constvolatilevoid")
-    return param;
-  bool top_const = false;
-  std::string name;
-  std::size_t name_at = 0;
-  const std::string after = decl.substr(star + 1);
-  for (std::size_t i = 0; i < after.size();) {
-    if (std::isspace(static_cast<unsigned char>(after[i]))) { ++i; continue; }
-    if (!is_ident(after[i])) return param;
-    std::size_t j = i;
-    while (j < after.size() && is_ident(after[j])) ++j;
-    const std::string w = after.substr(i, j - i);
-    if (w == "const") top_const = true;
-    else if (w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict") {
-    } else if (name.empty()) {
-      name = w;
-      name_at = star + 1 + i;
-    } else return param;
-    i = j;
-  }
-  for (char& c : pointee)
-    if (c == '\n') c = ' ';
-  if (kernel) {
-    if (name.empty()) return param;  // unnamed: never used
-    shadow += std::string(top_const ? "const " : "") + "::wb_emu::gptr<" + pointee + "> " + name + "(wb_emu_raw_" +
-              name + "); ";
-    return decl.substr(0, name_at) + "wb_emu_raw_" + decl.substr(name_at) + def;
-  }
-  return decl.substr(0, lead) + (top_const ? "const " : "") + "::wb_emu::gptr<" + pointee + ">" +
-         (name.empty() ? "" : " " + name) + newlines_in(decl.substr(lead)) + def;
-}
-
-// `__global__`/`__device__` at p: if a function's parameter list follows, rewrites its pointer
-// parameters; `open`/`close` are its brackets.
-bool try_rewrite_params(const Source& src, std::size_t p, bool kernel, std::string& out, std::string& shadows,
-                        std::size_t& open, std::size_t& close) {
-  const std::string& s = src.text;
-  std::size_t i = p + 10;  // both keywords have 10 characters
-  bool after_name = false;
-  while (i < s.size()) {
-    std::size_t j = skip_non_code(s, i);
-    if (j != i) { i = j; continue; }
-    const char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
-    if (is_ident(c)) {
-      std::size_t e = i;
-      while (e < s.size() && is_ident(s[e])) ++e;
-      const std::string w = s.substr(i, e - i);
-      i = e;
-      if (w == "__launch_bounds__" || w == "__align__" || w == "alignas" || w == "__attribute__" || w == "decltype") {
-        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-        if (i >= s.size() || s[i] != '(') return false;
-        i = matching_close(src, i) + 1;
-        after_name = false;
-        continue;
-      }
-      after_name = true;
-      continue;
-    }
-    if (c == ':' && i + 1 < s.size() && s[i + 1] == ':') { i += 2; after_name = false; continue; }
-    if (c == '*' || c == '&') { ++i; after_name = false; continue; }
-    if (c == '<') {
-      int depth = 0;
-      for (; i < s.size(); ++i) {
-        if (s[i] == '<') ++depth;
-        else if (s[i] == '>' && --depth == 0) break;
-        else if (s[i] == ';' || s[i] == '{') return false;
-      }
-      ++i;
-      after_name = false;
-      continue;
-    }
-    if (c == '(' && after_name) break;
-    return false;
-  }
-  if (i >= s.size()) return false;
-  open = i;
-  close = matching_close(src, open);
-  out.clear();
-  int depth = 0;
-  std::size_t start = open + 1;
-  for (std::size_t k = open + 1; k <= close; ++k) {
-    std::size_t j = skip_non_code(s, k);
-    if (j != k) { k = j - 1; continue; }
-    const char c = s[k];
-    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
-    else if ((c == ')' || c == ']' || c == '}' || c == '>') && k != close) --depth;
-    if ((c == ',' && depth == 0) || k == close) {
-      out += rewrite_param(s.substr(start, k - start), kernel, shadows);
-      if (k != close) out += ',';
-      start = k + 1;
-    }
-  }
-  return true;
-}
-// An edit the main loop makes when it reaches `pos`: `erase` characters there replaced by `text`.
-struct Edit {
-  std::size_t pos, erase;
-  std::string text;
-};
-
-// At i, the start of a statement (or of a for loop's init) in an instrumented function's body:
-// `[const] T* [const] name [= init]` (one `*`, not void) becomes
-// `[const] ::wb_emu::gptr<[const] T> name [= init]`, and `auto* name =` becomes `auto name =`.
-// Further declarators of the declaration: `, *b = init` loses its `*` (an edit at the `*`), and
-// `, n = init` (not a pointer) becomes a declaration of its own, `; T n = init` (not in a for
-// loop's init, where the declaration is left as it is). Returns false when i starts no such
-// declaration.
-bool try_rewrite_local_pointer(const Source& src, std::size_t i, bool for_init, std::string& out,
-                               std::size_t& consumed_to, std::vector<Edit>& edits) {
-  const std::string& s = src.text;
-  std::size_t k = i;
-  std::string type;
-  bool any = false, is_auto = false;
-  for (;;) {  // the type: identifiers, `::`, template arguments
-    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
-    if (k < s.size() && is_ident(s[k]) && !std::isdigit(static_cast<unsigned char>(s[k]))) {
-      std::size_t e = k;
-      while (e < s.size() && is_ident(s[e])) ++e;
-      const std::string w = s.substr(k, e - k);
-      static const char* const not_types[] = {"return", "case", "delete", "throw", "else", "do", "goto",
-                                              "sizeof", "new", "typedef", "using", "static_assert", "if",
-                                              "while", "for", "switch", "void"};
-      for (const char* kw : not_types)
-        if (w == kw) return false;
-      if (w == "auto") {
-        if (any) return false;  // `const auto* p`: left alone
-        is_auto = true;
-      }
-      type += (type.empty() || type.back() == ':' || type.back() == '<' ? "" : " ") + w;
-      k = e;
-      any = true;
-      continue;
-    }
-    if (s.compare(k, 2, "::") == 0) { type += "::"; k += 2; continue; }
-    if (k < s.size() && s[k] == '<' && any) {
-      int depth = 0;
-      const std::size_t b = k;
-      for (; k < s.size(); ++k) {
-        if (s[k] == '<') ++depth;
-        else if (s[k] == '>' && --depth == 0) break;
-        else if (s[k] == ';' || s[k] == '{' || s[k] == '\n') return false;
-      }
-      if (k >= s.size()) return false;
-      ++k;
-      type += s.substr(b, k - b);
-      continue;
-    }
-    break;
-  }
-  if (!any || k >= s.size() || s[k] != '*') return false;
-  if (is_auto && type != "auto") return false;
-  ++k;
-  bool top_const = false;
-  std::string name;
-  for (;;) {
-    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
-    if (k >= s.size() || !is_ident(s[k])) break;
-    std::size_t e = k;
-    while (e < s.size() && is_ident(s[e])) ++e;
-    const std::string w = s.substr(k, e - k);
-    k = e;
-    if (w == "const") top_const = true;
-    else if (w == "__restrict__" || w == "__restrict" || w == "volatile") {
-    } else if (name.empty()) name = w;
-    else return false;
-  }
-  if (name.empty() || k >= s.size()) return false;
-  const bool init = s[k] == '=' && k + 1 < s.size() && s[k + 1] != '=';
-  if (!init && s[k] != ';' && s[k] != ',') return false;
-  if (is_auto && !init) return false;
-  const std::string sq = squeeze(type);
-  if (sq == "const" || sq == "volatile" || sq == "constvolatile") return false;
-  if (is_auto) {
-    out = "auto " + name + " ";
-    consumed_to = k;
-    return true;
-  }
-  out = std::string(top_const ? "const " : "") + "::wb_emu::gptr<" + type + "> " + name + " ";
-  consumed_to = k;  // the '=' (or ';' or ',') is copied
-  // the declaration's other declarators, up to its ';' (bracket depth 0)
-  std::vector<Edit> more;
-  int depth = 0;
-  for (std::size_t j = k; j < s.size(); ++j) {
-    const std::size_t n = skip_non_code(s, j);
-    if (n != j) { j = n - 1; continue; }
-    const char c = s[j];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') {
-      if (--depth < 0) break;
-    } else if (c == ';' && depth == 0) break;
-    else if (c == ',' && depth == 0) {
-      std::size_t d = j + 1;
-      while (d < s.size() && std::isspace(static_cast<unsigned char>(s[d]))) ++d;
-      std::size_t e = d + (d < s.size() && s[d] == '*' ? 1 : 0);
-      while (e < s.size() && (s[e] == ' ' || s[e] == '\t')) ++e;
-      std::size_t f = e;
-      while (f < s.size() && is_ident(s[f])) ++f;
-      if (f == e || std::isdigit(static_cast<unsigned char>(s[e]))) continue;  // not a declarator (or not one we know)
-      const std::string w = s.substr(e, f - e);
-      std::size_t g = f;
-      while (g < s.size() && (s[g] == ' ' || s[g] == '\t')) ++g;
-      if (w == "const" || w == "__restrict__" || w == "__restrict" || w == "volatile" || g >= s.size() ||
-          (s[g] != '=' && s[g] != ',' && s[g] != ';'))
-        continue;
-      if (s[d] == '*') {
-        if (top_const) return true;  // `T* const a = x, *b`: b would be const too; left as it was
-        more.push_back(Edit{d, 1, ""});
-      } else if (!for_init) {
-        more.push_back(Edit{j, 1, "; " + type});
-      }
-    }
-  }
-  edits.insert(edits.end(), more.begin(), more.end());
-  return true;
-}
-
-// Whether the code character before position `prev` (the last one the main loop saw, a '(')
-// closes the word `for`: a for loop's init follows.
-bool after_for(const std::string& s, std::size_t prev) {
-  std::size_t k = prev;
-  while (k > 0 && std::isspace(static_cast<unsigned char>(s[k - 1]))) --k;
-  return k >= 3 && s.compare(k - 3, 3, "for") == 0 && (k == 3 || !is_ident(s[k - 4]));
 }
 
 // A variable declaration with `__constant__` or `__device__` (of length `kw_len`) at p: the
@@ -958,8 +751,10 @@ void check_device_code(const Source& src) {
       while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
       const bool call = k < s.size() && s[k] == '(';
       const bool member = (i > 0 && s[i - 1] == '.') || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-');
+      // `cg::reduce(...)`, `std::min(...)`: another namespace's function, not the file's host one
+      const bool qualified = i > 1 && s[i - 1] == ':' && s[i - 2] == ':';
       i = e - 1;
-      if (!call || member) continue;
+      if (!call || member || qualified) continue;
       if (host_only_api(name))
         fail(src, i, "calling a __host__ function(\"" + name + "\") from " + where +
                          " is not allowed: runtime calls that allocate, copy, set memory or synchronize are made on "
@@ -982,9 +777,6 @@ void check_device_code(const Source& src) {
     if (in)
       fail(src, i, "a __shared__ variable declaration is not allowed inside a host function body (in \"" + in->name +
                        "\"): declare it in the __global__ or __device__ function that uses it");
-    else
-      fail(src, i, "the CPU backend supports __shared__ variables only inside a __global__ or __device__ function: "
-                 "declare it in the kernel that uses it");
   }
   if (errors.empty()) return;
   std::sort(errors.begin(), errors.end());
@@ -992,52 +784,101 @@ void check_device_code(const Source& src) {
   std::exit(1);
 }
 
-}  // namespace
+// ---- headers ----
+// A file's `#include "name"` that names a file beside it is rewritten too (its device code, its
+// __shared__ declarations and launches are the program's as much as the .cu file's): into a copy
+// under the output's header folder, named after its path, which the directive then names instead.
+struct Rewrite {
+  std::string header_dir;                 // where rewritten headers go ("" : headers are not followed)
+  std::vector<std::string> read;          // every header read, for the depfile
+  std::vector<std::string> done;          // headers already rewritten (their copies' paths)
+};
 
-int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--instrument") {
-    instrument = true;
-    ++argv;
-    --argc;
+std::string rewrite_source(const Source& src, Rewrite& rw);
+
+std::string dir_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// `path` with `.` and `..` parts resolved (no file system look-up).
+std::string normal_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    const std::string part = path.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") parts.pop_back();
+      else parts.push_back(part);
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
   }
-  if (argc != 3) {
-    std::cerr << "usage: wb-emu-rewrite <input.cu> <output.cpp>\n"
-                 "       wb-emu-rewrite --instrument <input.cu> <output.cpp>   (memory accesses recorded)\n";
-    return 2;
+  std::string out = !path.empty() && path[0] == '/' ? "/" : "";
+  for (std::size_t k = 0; k < parts.size(); ++k) out += (k ? "/" : "") + parts[k];
+  return out;
+}
+
+// The copy of header `path`, rewritten (once per run); "" when it cannot be read.
+std::string rewritten_header(const std::string& path, Rewrite& rw) {
+  std::string name = "h";
+  for (char c : path) name += is_ident(c) || c == '.' || c == '-' ? c : '_';
+  const std::string copy = rw.header_dir + "/" + name;
+  for (const std::string& d : rw.done)
+    if (d == copy) return copy;
+  Source header;
+  header.path = path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  header.text = ss.str();
+  rw.read.push_back(path);
+  rw.done.push_back(copy);
+  const std::string text = "#line 1 \"" + escape(path) + "\"\n" + rewrite_source(header, rw);
+  std::ofstream o(copy, std::ios::binary);
+  if (!(o << text)) {
+    std::cerr << "wb-emu-rewrite: cannot write " << copy << "\n";
+    std::exit(1);
   }
-  Source src;
-  src.path = argv[1];
-  {
-    std::ifstream in(src.path, std::ios::binary);
-    if (!in) { std::cerr << "wb-emu-rewrite: cannot read " << src.path << "\n"; return 1; }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    src.text = ss.str();
-  }
+  return copy;
+}
+
+// The quoted name of the `#include "..."` directive at position i (its '#'), and where it lies.
+bool quoted_include(const std::string& s, std::size_t i, std::size_t* open, std::size_t* close) {
+  std::size_t k = i + 1;
+  while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+  if (s.compare(k, 7, "include") != 0) return false;
+  k += 7;
+  while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+  if (k >= s.size() || s[k] != '"') return false;
+  const std::size_t e = s.find('"', k + 1);
+  if (e == std::string::npos || s.find('\n', k) < e) return false;
+  *open = k;
+  *close = e;
+  return true;
+}
+
+std::string rewrite_source(const Source& src, Rewrite& rw) {
   check_device_code(src);
   const std::string& s = src.text;
-  std::string out = std::string("#include <wb_emu/kernel_prelude.hpp>\n") +
-                    (instrument ? "#include <wb_emu/instrument.hpp>\n" : "") + "#line 1 \"" + escape(src.path) + "\"\n";
+  std::string out;
   std::size_t copied = 0;  // s[copied, i) is pending copy
-  std::size_t body_begin = 0, body_end = 0;  // the body of the last instrumented function
-  // The last code character seen (comments skipped; ';' at the end of a directive's line) and its
-  // position: a declaration starts after ';', '{' or '}', or after `for (`.
-  char prev_code = ';';
-  std::size_t prev_pos = 0;
-  std::vector<Edit> edits;  // made when the loop reaches them, in order
+  // Where the current statement or declaration begins: after the last ';', '{' or '}' (or a
+  // directive's line), and the function bodies, to tell a __shared__ in one from one at namespace scope.
+  std::size_t stmt_begin = 0;
+  const std::vector<Function> functions = scan_functions(src);
+  auto in_function = [&functions](std::size_t pos) {
+    for (const Function& f : functions)
+      if (pos > f.body_begin && pos < f.body_end) return true;
+    return false;
+  };
   for (std::size_t i = 0; i < s.size();) {
-    if (!edits.empty() && edits.front().pos <= i) {
-      if (edits.front().pos == i) {
-        out.append(s, copied, i - copied);
-        out += edits.front().text;
-        copied = i = i + edits.front().erase;
-      }
-      edits.erase(edits.begin());
-      continue;
-    }
     std::size_t j = skip_non_code(s, i);
     if (j != i) {
-      if (s[i] == '"' || s[i] == '\'') prev_code = '"';
       i = j;
       continue;
     }
@@ -1049,93 +890,115 @@ int main(int argc, char** argv) {
       out.append(s, copied, start - copied);
       out += rep;
       copied = i = next;
-      prev_code = ')';
       continue;
     }
     std::string rep;
     std::size_t next = 0;
-    if (s[i] == 'e' && try_rewrite_extern_shared(src, i, rep, next)) {
-      out.append(s, copied, i - copied);
-      out += rep;
-      copied = i = next;
-      continue;
-    }
-    if (s[i] == '_' && (word_at(s, i, "__constant__") || word_at(s, i, "__device__"))) {
+    if (s[i] == '_' && (word_at(s, i, "__constant__") || word_at(s, i, "__device__")) && !in_function(i)) {
       const bool constant = s[i + 2] == 'c';
-      if (!(i > body_begin && i < body_end) &&
-          try_register_symbol(src, i, constant ? 12 : 10, constant ? "__constant__" : "__device__", rep, next)) {
+      if (try_register_symbol(src, i, constant ? 12 : 10, constant ? "__constant__" : "__device__", rep, next)) {
         out.append(s, copied, i - copied);
         out += rep;
         copied = i = next;
-        prev_code = ';';
+        stmt_begin = i;
         continue;
       }
     }
-    if (instrument && s[i] == '_' && (word_at(s, i, "__global__") || word_at(s, i, "__device__"))) {
+    // A __shared__ declaration (not in a #define's body: the macro is left as written, and a
+    // __shared__ it expands to does not compile, see builtins.hpp).
+    if (s[i] == '_' && word_at(s, i, "__shared__") && directive_start(s, i) == std::string::npos) {
+      std::size_t semi = i;
+      int depth = 0;
+      for (; semi < s.size(); ++semi) {
+        const std::size_t k = skip_non_code(s, semi);
+        if (k != semi) { semi = k - 1; continue; }
+        const char c = s[semi];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if (c == ')' || c == ']' || c == '}') { if (--depth < 0) break; }
+        else if (c == ';' && depth == 0) break;
+      }
+      if (semi >= s.size() || s[semi] != ';') fail(src, i, "__shared__ declaration without ';'");
+      std::size_t begin = stmt_begin < copied ? copied : stmt_begin;
+      for (;;) {  // the declaration starts after the whitespace and comments before it
+        while (begin < i && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
+        const std::size_t after = skip_non_code(s, begin);
+        if (after == begin || after > i) break;
+        begin = after;
+      }
+      out.append(s, copied, begin - copied);
+      out += rewrite_shared(src, i, begin, semi, in_function(i));
+      copied = i = semi;  // the ';' is kept
+      continue;
+    }
+    if (s[i] == '#' && !rw.header_dir.empty() && directive_start(s, i) == i) {
       std::size_t open = 0, close = 0;
-      std::string shadows;
-      const bool kernel = s[i + 2] == 'g';
-      if (try_rewrite_params(src, i, kernel, rep, shadows, open, close)) {
-        out.append(s, copied, open + 1 - copied);
-        out += rep;
-        copied = i = close;
-        // the body, if this is a definition
-        std::size_t b = close + 1;
-        while (b < s.size() && s[b] != '{' && s[b] != ';') b = skip_non_code(s, b) == b ? b + 1 : skip_non_code(s, b);
-        if (b < s.size() && s[b] == '{') {
-          body_begin = b;
-          body_end = matching_close(src, b);
-          if (!shadows.empty()) {  // a kernel's recorded pointers, on the line of its '{'
-            out.append(s, copied, b + 1 - copied);
-            out += " " + shadows;
-            copied = i = b + 1;
-            prev_code = '{';
-            prev_pos = b;
+      if (quoted_include(s, i, &open, &close)) {
+        const std::string name = s.substr(open + 1, close - open - 1);
+        const std::string path = normal_path(name[0] == '/' ? name : dir_of(src.path) + "/" + name);
+        if (std::ifstream(path).good()) {
+          const std::string copy = rewritten_header(path, rw);
+          if (!copy.empty()) {
+            out.append(s, copied, open + 1 - copied);
+            out += escape(copy);
+            copied = close;  // the closing quote is copied
+            i = close + 1;
+            continue;
           }
         }
-        continue;
-      }
-      i += 10;
-      prev_code = '_';
-      continue;
-    }
-    if (instrument && i > body_begin && i < body_end && is_ident(s[i]) && (i == 0 || !is_ident(s[i - 1])) &&
-        (prev_code == ';' || prev_code == '{' || prev_code == '}' || (prev_code == '(' && after_for(s, prev_pos)))) {
-      std::size_t next = 0;
-      if (try_rewrite_local_pointer(src, i, prev_code == '(', rep, next, edits)) {
-        out.append(s, copied, i - copied);
-        out += rep;
-        copied = i = next;
-        prev_code = 'x';
-        continue;
       }
     }
-    if (instrument && s[i] == 'r' && word_at(s, i, "reinterpret_cast")) {
-      out.append(s, copied, i - copied);
-      out += "::wb_emu::instrumented_cast";
-      copied = i = i + 16;
-      prev_code = 't';
-      continue;
-    }
-    std::size_t begin = 0;
-    if (s[i] == '_' && try_rewrite_static_shared(src, i, copied, rep, begin, next)) {
-      out.append(s, copied, begin - copied);
-      out += rep;
-      copied = i = next;
-      continue;
-    }
-    if (s[i] == '\n') {
+    const char c = s[i];
+    if (c == ';' || c == '{' || c == '}') stmt_begin = i + 1;
+    if (c == '\n') {
       std::size_t k = i;
       if (k > 0 && s[k - 1] == '\r') --k;
-      if ((k == 0 || s[k - 1] != '\\') && directive_start(s, i) != std::string::npos) prev_code = ';';
-    } else if (!std::isspace(static_cast<unsigned char>(s[i]))) {
-      prev_code = s[i];
-      prev_pos = i;
+      if ((k == 0 || s[k - 1] != '\\') && directive_start(s, i) != std::string::npos) stmt_begin = i + 1;
     }
     ++i;
   }
   out.append(s, copied, std::string::npos);
-  std::ofstream o(argv[2], std::ios::binary);
-  if (!(o << out)) { std::cerr << "wb-emu-rewrite: cannot write " << argv[2] << "\n"; return 1; }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  Rewrite rw;
+  std::string depfile;
+  for (int k = 1; k < argc; ++k) {
+    const std::string arg = argv[k];
+    if (arg == "--instrument") instrument = true;
+    else if (arg == "--headers" && k + 1 < argc) rw.header_dir = argv[++k];
+    else if (arg == "--depfile" && k + 1 < argc) depfile = argv[++k];
+    else args.push_back(arg);
+  }
+  if (args.size() != 2) {
+    std::cerr << "usage: wb-emu-rewrite [--instrument] [--headers <dir> [--depfile <file>]] <input.cu> <output.cpp>\n"
+                 "  --instrument  launches report their kernels' accesses (the file is compiled instrumented)\n"
+                 "  --headers     also rewrite the headers the file includes with #include \"...\" from beside it,\n"
+                 "                into <dir>; --depfile lists them for the build\n";
+    return 2;
+  }
+  Source src;
+  src.path = args[0];
+  {
+    std::ifstream in(src.path, std::ios::binary);
+    if (!in) { std::cerr << "wb-emu-rewrite: cannot read " << src.path << "\n"; return 1; }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    src.text = ss.str();
+  }
+  const std::string out = std::string("#include <wb_emu/kernel_prelude.hpp>\n") +
+                          (instrument ? "#include <wb_emu/instrument.hpp>\n" : "") + "#line 1 \"" +
+                          escape(src.path) + "\"\n" + rewrite_source(src, rw);
+  std::ofstream o(args[1], std::ios::binary);
+  if (!(o << out)) { std::cerr << "wb-emu-rewrite: cannot write " << args[1] << "\n"; return 1; }
+  if (!depfile.empty()) {
+    std::ofstream d(depfile, std::ios::binary);
+    d << args[1] << ":";
+    for (const std::string& h : rw.read) d << " " << h;
+    d << "\n";
+  }
   return 0;
 }

@@ -74,7 +74,7 @@ TEST_CASE("a float4 access that is not 16-byte aligned is a fault naming the typ
 
   std::string err = fault_of([&] { return emu_test::copy_float4_at(in, out, 1, 16); });
   CHECK_THAT(err, ContainsSubstring("kernel fault in float4_offset_kernel"));
-  CHECK_THAT(err, ContainsSubstring("misaligned read of a float4 (16 bytes) at " + at("float4 load") +
+  CHECK_THAT(err, ContainsSubstring("misaligned read of 16 bytes (one access, such as a float4's) at " + at("float4 load") +
                                     ", block (0,0,0), thread (0,0,0): its address 0x"));
   CHECK_THAT(err, ContainsSubstring(" is 4 bytes past a multiple of 16, byte 4 of the 272-byte cudaMalloc allocation at 0x"));
   CHECK_THAT(err, ContainsSubstring("A GPU stops such a kernel with a misaligned address (cudaErrorMisalignedAddress)"));
@@ -82,7 +82,7 @@ TEST_CASE("a float4 access that is not 16-byte aligned is a fault naming the typ
   // in an array whose logical extent a grader gave: placed from the array
   wb_emu::set_logical_extent(out + 2, 64 * sizeof(float), sizeof(float), "grade.cpp", 7);
   err = fault_of([&] { return emu_test::copy_float4_at(out + 2, out + 2, 0, 8); });
-  CHECK_THAT(err, ContainsSubstring("misaligned read of a float4 (16 bytes) at " + at("float4 load") +
+  CHECK_THAT(err, ContainsSubstring("misaligned read of 16 bytes (one access, such as a float4's) at " + at("float4 load") +
                                     ", block (0,0,0), thread (0,0,0): its address 0x"));
   CHECK_THAT(err, ContainsSubstring(" is 8 bytes past a multiple of 16, byte 0 of the 64-element array allocated at "
                                     "grade.cpp:7 (inside its element 0 of 4 bytes)"));
@@ -95,7 +95,7 @@ TEST_CASE("a misaligned float4 read of a __shared__ array is a fault naming the 
   CHECK(no_fault([&] { return emu_test::shared_float4_at(out, 4); }).empty());
   CHECK(out[3] == 7.0f);
   const std::string err = fault_of([&] { return emu_test::shared_float4_at(out, 2); });
-  CHECK_THAT(err, ContainsSubstring("misaligned read of a float4 (16 bytes) at " + at("shared float4") +
+  CHECK_THAT(err, ContainsSubstring("misaligned read of 16 bytes (one access, such as a float4's) at " + at("shared float4") +
                                     ", block (0,0,0), thread (0,0,0): its address 0x"));
   CHECK_THAT(err, ContainsSubstring(" is 8 bytes past a multiple of 16, byte 8 of `tile` (its 256 bytes)"));
   cudaFree(out);

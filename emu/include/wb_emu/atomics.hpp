@@ -3,6 +3,8 @@
 /// sequentially consistent, correct between blocks on different worker threads.
 #pragma once
 
+#include <wb_emu/builtins.hpp>
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -10,8 +12,13 @@
 // ---- atomics: host atomics on the raw memory, correct across worker threads ----
 namespace wb_emu {
 namespace detail {
+/// An atomic of the running kernel thread on `bytes` at `addr`: never part of a race; the shared
+/// bytes it touches count as written (instrumented launches; nothing otherwise).
+void note_atomic(const volatile void* addr, unsigned bytes);
+
 template <class T, class F>
-T atomic_update(T* address, F f) {
+WB_EMU_NOT_INSTRUMENTED T atomic_update(T* address, F f) {
+  note_atomic(address, sizeof(T));
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics on 4- and 8-byte values");
   using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   Bits* raw = reinterpret_cast<Bits*>(address);
@@ -32,20 +39,26 @@ T atomic_update(T* address, F f) {
 /// Defines CUDA's integer atomics for T (atomicAdd, atomicSub, atomicAnd, atomicOr, atomicXor,
 /// atomicExch, atomicMax, atomicMin, atomicCAS) as sequentially consistent host atomics; it is
 /// used for int, unsigned int, long long and unsigned long long.
+#define WB_EMU_ATOMIC_RMW(T, name, op)                                                                        \
+  WB_EMU_NOT_INSTRUMENTED inline T name(T* a, T v) {                                                          \
+    ::wb_emu::detail::note_atomic(a, sizeof(T));                                                              \
+    return op(a, v, __ATOMIC_SEQ_CST);                                                                        \
+  }
 #define WB_EMU_INT_ATOMICS(T)                                                                                  \
-  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                        \
-  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }                        \
-  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }                        \
-  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }                          \
-  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }                        \
-  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }                      \
+  WB_EMU_ATOMIC_RMW(T, atomicAdd, __atomic_fetch_add)                                                         \
+  WB_EMU_ATOMIC_RMW(T, atomicSub, __atomic_fetch_sub)                                                         \
+  WB_EMU_ATOMIC_RMW(T, atomicAnd, __atomic_fetch_and)                                                         \
+  WB_EMU_ATOMIC_RMW(T, atomicOr, __atomic_fetch_or)                                                           \
+  WB_EMU_ATOMIC_RMW(T, atomicXor, __atomic_fetch_xor)                                                         \
+  WB_EMU_ATOMIC_RMW(T, atomicExch, __atomic_exchange_n)                                                       \
   inline T atomicMax(T* a, T v) {                                                                             \
     return ::wb_emu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });                            \
   }                                                                                                           \
   inline T atomicMin(T* a, T v) {                                                                             \
     return ::wb_emu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });                            \
   }                                                                                                           \
-  inline T atomicCAS(T* a, T compare, T v) {                                                                  \
+  WB_EMU_NOT_INSTRUMENTED inline T atomicCAS(T* a, T compare, T v) {                                          \
+    ::wb_emu::detail::note_atomic(a, sizeof(T));                                                              \
     __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
     return compare;                                                                                           \
   }
@@ -54,6 +67,7 @@ WB_EMU_INT_ATOMICS(unsigned int)
 WB_EMU_INT_ATOMICS(unsigned long long)
 WB_EMU_INT_ATOMICS(long long)
 #undef WB_EMU_INT_ATOMICS
+#undef WB_EMU_ATOMIC_RMW
 /// \name Floating-point atomics
 ///@{
 

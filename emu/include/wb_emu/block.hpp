@@ -4,6 +4,8 @@
 /// reductions, `__syncwarp`). The scheduler behind them is emu/src/scheduler.cpp.
 #pragma once
 
+#include <wb_emu/builtins.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -45,19 +47,9 @@ T from_bits(std::uint64_t b) {
 
 /// The storage of one `__shared__` declaration (the rewriter passes a lambda: its type is
 /// the declaration's key) for the running block: fresh and poisoned in every block.
+/// `name` is the variable's, for messages.
 template <class A, class Key>
-A& static_shared(Key) {
-  thread_local std::uint64_t generation = 0;
-  thread_local void* storage = nullptr;
-  if (generation != detail::block_generation || storage == nullptr) {
-    storage = detail::shared_alloc(sizeof(A), alignof(A) < 16 ? 16 : alignof(A), "__shared__");
-    generation = detail::block_generation;
-  }
-  return *static_cast<A*>(storage);
-}
-/// As above, naming the variable for the race check's messages (instrumented builds).
-template <class A, class Key>
-A& static_shared(Key, const char* name) {
+WB_EMU_NOT_INSTRUMENTED A& static_shared(Key, const char* name) {
   thread_local std::uint64_t generation = 0;
   thread_local void* storage = nullptr;
   if (generation != detail::block_generation || storage == nullptr) {

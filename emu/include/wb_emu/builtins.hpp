@@ -17,7 +17,9 @@
 #define __noinline__
 #define __constant__
 #define __managed__
-#define __shared__
+// `__shared__` has no definition of its own: the launch rewriter replaces each declaration with
+// its block's storage, so one it did not see (in a file it did not rewrite) is a compiler error at
+// its line, never a variable of each thread (see WB_EMU_SHARED_NOT_REWRITTEN below).
 #define __launch_bounds__(...)
 #ifndef __restrict__
 #define __restrict__ __restrict
@@ -26,6 +28,20 @@
 
 /// Marks a build for the CPU backend (never defined when nvcc compiles for a GPU).
 #define WB_EMU 1
+
+/// A `__shared__` left in code the launch rewriter did not rewrite: the compiler stops there with
+/// "'wb_emu_error_this___shared___was_not_rewritten' does not name a type" at the declaration's
+/// line, instead of compiling a variable of each thread, which would compute garbage silently.
+#define __shared__ wb_emu_error_this___shared___was_not_rewritten
+
+/// On a function of the CPU backend's headers that an instrumented kernel file compiles: its
+/// accesses are not reported to the instrumentation (emu/include/wb_emu/instrument.hpp), because
+/// they are not the kernel's own (an atomic's read-modify-write, the block's shared storage table).
+#if defined(__GNUC__) || defined(__clang__)
+#define WB_EMU_NOT_INSTRUMENTED __attribute__((no_sanitize_address))
+#else
+#define WB_EMU_NOT_INSTRUMENTED
+#endif
 
 // ---- built-in vector types ----
 /// CUDA's uint3: the type of `threadIdx` and `blockIdx`.

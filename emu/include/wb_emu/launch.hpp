@@ -35,10 +35,21 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
 
 /// Storage of the `extern __shared__` array of the running block (`shmem` bytes of the launch).
 void* dynamic_shared_base();
-/// The running block's `extern __shared__` array as T* (what the rewriter puts in its place).
+/// The running block's `extern __shared__` array as T* (nullptr when the launch gave none).
 template <class T>
 T* dynamic_shared() {
   return static_cast<T*>(dynamic_shared_base());
+}
+namespace detail {
+/// Names the running block's `extern __shared__` array `name` in messages and returns its start
+/// (the end of the block's shared memory when the launch gave none, so that any access is past it).
+void* name_dynamic_shared(const char* name);
+}  // namespace detail
+/// The running block's `extern __shared__` array, declared as `name`, as T* (what the rewriter
+/// puts in place of `extern __shared__ T name[];`).
+template <class T>
+T* dynamic_shared_named(const char* name) {
+  return static_cast<T*>(detail::name_dynamic_shared(name));
 }
 
 /// One rewritten launch, `kernel<<<grid, block, shmem, stream>>>`, waiting for its arguments:
@@ -57,19 +68,30 @@ class Launch {
   void operator()(Args&&... args) const {
     using Params = std::tuple<std::decay_t<Args>...>;
     Params params(std::forward<Args>(args)...);
-    struct Ctx {
-      const Call* call;
-      Params* params;
-    } ctx{&call_, &params};
-    launch(grid_, block_, shared_, stream_, site_,
-           [](void* p) {
-             auto* c = static_cast<Ctx*>(p);
-             std::apply(*c->call, *c->params);
-           },
-           &ctx);
+    Ctx<Params> ctx{&call_, &params};
+    launch(grid_, block_, shared_, stream_, site_, &run_thread<Params, std::index_sequence_for<Args...>>, &ctx);
   }
 
  private:
+  // What each CUDA thread runs: the call with the launch's arguments. Not the kernel's own accesses,
+  // so not reported in an instrumented file (which is compiled at -O0: no std::apply in between).
+  template <class Params, class Seq>
+  struct Unpack;
+  template <class Params, std::size_t... I>
+  struct Unpack<Params, std::index_sequence<I...>> {
+    WB_EMU_NOT_INSTRUMENTED static void call(const Call& c, Params& p) { c(std::get<I>(p)...); }
+  };
+  template <class Params>
+  struct Ctx {
+    const Call* call;
+    Params* params;
+  };
+  template <class Params, class Seq>
+  WB_EMU_NOT_INSTRUMENTED static void run_thread(void* p) {
+    auto* c = static_cast<Ctx<Params>*>(p);
+    Unpack<Params, Seq>::call(*c->call, *c->params);
+  }
+
   Call call_;
   LaunchSite site_;
   dim3 grid_, block_;
