@@ -167,6 +167,28 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
   return true;
 }
 
+void illegal_address(Worker& w, std::uintptr_t a, int write, const void* pc) {
+  const char* access = write < 0 ? "access" : write ? "write" : "read";
+  std::string why = std::string("illegal address: a ") + access + " at " + hex_address(a) + " " + at_thread(pc) + ": ";
+  Allocation near;
+  if (a < 65536) {
+    why += "a null pointer (plus an index)";
+  } else if (nearest_allocation(a, &near) && a >= near.base + near.bytes &&
+             a - (near.base + near.bytes) <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + past_end(a - (near.base + near.bytes)) + " the " + std::to_string(near.bytes) + "-byte " +
+           near.kind + " allocation at " + hex_address(near.base);
+  } else if (nearest_allocation(a, &near) && a < near.base && near.base - a <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + byte_count(near.base - a) + " before the start of the " + std::to_string(near.bytes) +
+           "-byte " + near.kind + " allocation at " + hex_address(near.base);
+  } else {
+    why += "it is far from every allocation (a host pointer, a freed allocation or a wild index)";
+  }
+  why += "\n  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress), as the CPU backend "
+         "does here; check the index against the array's size.";
+  w.fault_code = cudaErrorIllegalAddress;
+  fault_here(w, why);
+}
+
 void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type, bool store,
                        const void* pc) {
   // The compiler reports a vector type's access by its size alone.

@@ -24,6 +24,11 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes);
 /// The fault for a global access outside every allocation, placed from the nearest one, or in
 /// the guard zone of an array with a logical extent, placed from that array.
 [[noreturn]] void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool store, const void* pc);
+/// The fault for a kernel thread's access that the system refused (SIGSEGV, SIGBUS: memory that is not
+/// mapped, such as the space after each device allocation, or a freed one), reported from the signal
+/// handler (stack_guard.cpp) as a GPU reports it: an illegal address, which the launch returns
+/// (cudaErrorIllegalAddress). `write` says whether it was a store when the system says (-1: unknown).
+[[noreturn]] void illegal_address(Worker& w, std::uintptr_t a, int write, const void* pc);
 /// The fault for an access whose address is not a multiple of `align` (its type's alignment), as
 /// a GPU's "misaligned address": which access, by how many bytes it misses, and where it landed.
 [[noreturn]] void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type,

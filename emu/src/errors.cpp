@@ -28,9 +28,9 @@ cudaError_t sticky() {
   return sticky_error;
 }
 
-void set_fault(const std::string& text) {
+void set_fault(const std::string& text, cudaError_t code) {
   std::lock_guard<std::mutex> lock(error_mutex);
-  sticky_error = last_error = cudaErrorLaunchFailure;
+  sticky_error = last_error = code;
   last_fault = text;
 }
 

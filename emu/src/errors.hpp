@@ -13,7 +13,7 @@ cudaError_t record(cudaError_t e);
 /// The sticky error: cudaErrorLaunchFailure after a kernel fault, else cudaSuccess.
 cudaError_t sticky();
 /// A kernel fault: cudaErrorLaunchFailure becomes sticky and `text` is last_fault_message().
-void set_fault(const std::string& text);
+void set_fault(const std::string& text, cudaError_t code = cudaErrorLaunchFailure);
 /// cudaDeviceReset: no error, sticky or not.
 void reset_errors();
 }  // namespace wb_emu::internal

@@ -19,6 +19,7 @@
 #include <wb_emu/launch.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <unordered_map>
@@ -107,6 +108,19 @@ struct Instr {
   std::vector<Written> written = std::vector<Written>(kSharedArena / 4 + 16);
   std::uint64_t block_stamp = 0;
   UninitRead uninit;
+  // A store by lane `thread` to the word at `offset` that another lane of its warp, `writer`, wrote
+  // with the same instruction since the last barrier: a warp-uniform store when both wrote the same
+  // value, which a GPU makes well defined (one lane's store, all alike), else a race. The store has
+  // not happened when it is reported, so its value is compared at the next event of the block.
+  struct UniformStore {
+    bool pending = false;
+    std::size_t offset = 0;  // the word's
+    unsigned bytes = 0;
+    std::uint32_t before = 0;  // the word as the other lane left it
+    int writer = 0, thread = 0;
+    const void* writer_pc = nullptr;
+    const void* pc = nullptr;
+  } uniform;
 };
 
 namespace {
@@ -130,6 +144,7 @@ Instr& instr_begin_block(Worker& w) {
   ++I.interval;  // a new block: no shared access of an earlier one counts
   ++I.block_stamp;  // nor any shared byte it wrote
   I.uninit = UninitRead{};
+  I.uniform = Instr::UniformStore{};
   return I;
 }
 
@@ -251,16 +266,19 @@ void report_uninit(Worker& w) {
                      "says so: write every element before any thread reads it (clear a shared array that is added "
                      "to), and check that the loads that fill it cover every element the reads use.");
 }
+void check_uniform_store(Worker& w, bool here);
 }  // namespace
 
 void instr_flush_all(Worker& w) {
   Instr& I = *w.instr;
+  check_uniform_store(w, false);
   for (unsigned i = 0; i < (w.n + 31) / 32; ++i) flush_warp(I, i);
   report_uninit(w);
 }
 
 void instr_thread_done(Worker& w, unsigned t) {
   Instr& I = *w.instr;
+  check_uniform_store(w, false);
   if (--I.warp_live[t / 32] == 0) flush_warp(I, t / 32);
 }
 
@@ -297,10 +315,31 @@ std::string describe_thread(const Worker& w, int t) {
   fault_here(w, why);
 }
 
+// The pending warp-uniform store (Instr::uniform) has happened: a race unless it wrote the value
+// the other lane had. `here`: called on a kernel thread (the fault stops it), else from the scheduler.
+void check_uniform_store(Worker& w, bool here) {
+  Instr& I = *w.instr;
+  if (!I.uniform.pending) return;
+  const Instr::UniformStore u = I.uniform;
+  I.uniform.pending = false;
+  std::uint32_t now = 0;
+  std::memcpy(&now, w.shared + u.offset, 4);
+  if (now == u.before || w.fault) return;
+  std::size_t in = 0;
+  const std::string name = shared_array_at(w, u.offset, &in);
+  (here ? fault_here : raise_fault)(w, "shared-memory race on " + name + " at byte offset " + std::to_string(in) +
+                     ": two lanes of one warp store different values to it with one instruction:\n    " +
+                     describe_thread(w, u.writer) + " wrote it at " + where_pc(u.writer_pc) + "\n    " +
+                     describe_thread(w, u.thread) + " writes it at " + where_pc(u.pc) +
+                     "\n  Which lane's value a GPU keeps is not defined: give each lane its own element, or let one "
+                     "lane store.");
+}
+
 // One shared-memory access of the running thread, checked against the others' accesses since
 // the last barrier.
 void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, const void* pc) {
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+  check_uniform_store(w, true);
   const int t = w.current;
   auto unordered = [&](int u, std::uint32_t epoch) {
     return u >= 0 && u != t && !(u / 32 == t / 32 && I.wsync[static_cast<unsigned>(u)] > epoch);
@@ -322,7 +361,16 @@ void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, co
       s = Shadow{};
       s.interval = I.interval;
     }
-    if (unordered(s.writer, s.wepoch)) report_race(w, offset, bytes, s.writer, true, s.wpc, t, store, pc);
+    if (unordered(s.writer, s.wepoch)) {
+      // the same store instruction by two lanes of one warp: checked once the value is there
+      if (store && s.wpc == pc && s.writer / 32 == t / 32 && !I.uniform.pending) {
+        std::uint32_t before = 0;
+        std::memcpy(&before, w.shared + word * 4, 4);
+        I.uniform = Instr::UniformStore{true, word * 4, bytes, before, s.writer, t, s.wpc, pc};
+      } else {
+        report_race(w, offset, bytes, s.writer, true, s.wpc, t, store, pc);
+      }
+    }
     const std::uint32_t epoch = I.wsync[static_cast<unsigned>(t)];
     if (store) {
       for (int r = 0; r < 2; ++r)

@@ -173,7 +173,8 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   std::mutex fault_mutex;
   std::uint64_t fault_block = 0;
   std::string fault_text;  // the lowest faulting block's report
-  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_block, &fault_text,
+  cudaError_t fault_code = cudaErrorLaunchFailure;
+  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_block, &fault_text, &fault_code,
                blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
@@ -198,6 +199,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
       if (fault_text.empty() || b < fault_block) {
         fault_block = b;
         fault_text = text;
+        fault_code = worker().fault_code;
         std::lock_guard<std::mutex> running(running_fault_mutex);
         running_fault = text;
       }
@@ -228,7 +230,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     }
     std::fprintf(stderr, "%s\n", fault_text.c_str());
     std::fflush(stderr);
-    set_fault(fault_text);
+    set_fault(fault_text, fault_code);
   }
   records.publish(site.instrumented);
   if (site.instrumented) append_profile(site.kernel);

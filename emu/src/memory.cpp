@@ -109,11 +109,11 @@ void arena_free(void* p, std::size_t bytes) {
 }
 }  // namespace
 
-void* device_alloc(std::size_t bytes, const char* kind) {
+void* device_alloc(std::size_t bytes, const char* kind, bool host) {
   std::lock_guard<std::mutex> lock(alloc_mutex);
   void* p = arena_alloc(bytes);
   if (!p) return nullptr;
-  auto& m = std::strcmp(kind, "cudaMalloc") == 0 ? allocations : host_allocations;
+  auto& m = host ? host_allocations : allocations;
   Allocation& a = m[reinterpret_cast<std::uintptr_t>(p)];
   a = Allocation{};
   a.base = reinterpret_cast<std::uintptr_t>(p);
@@ -126,7 +126,7 @@ bool device_free(void* p, bool host) {
   std::lock_guard<std::mutex> lock(alloc_mutex);
   auto& m = host ? host_allocations : allocations;
   auto it = m.find(reinterpret_cast<std::uintptr_t>(p));
-  if (it == m.end()) return false;
+  if (it == m.end() || !in_arena(it->first)) return false;  // not device_alloc's (registered host memory)
   const std::size_t bytes = it->second.bytes;
   m.erase(it);
   arena_free(p, bytes);
@@ -207,7 +207,7 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
-  void* p = device_alloc(bytes, "cudaMalloc");
+  void* p = device_alloc(bytes, "cudaMalloc", false);
   if (!p) return record(cudaErrorMemoryAllocation);
   *ptr = p;
   return cudaSuccess;
@@ -220,7 +220,7 @@ cudaError_t cudaFree(void* ptr) {
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
-  *ptr = bytes ? device_alloc(bytes, "cudaMallocHost") : nullptr;
+  *ptr = bytes ? device_alloc(bytes, "cudaMallocHost", true) : nullptr;
   if (bytes && !*ptr) return record(cudaErrorMemoryAllocation);
   return cudaSuccess;
 }

@@ -19,11 +19,12 @@ inline bool in_arena(std::uintptr_t a) { return a - arena_lo < arena_hi - arena_
 extern std::uintptr_t symbols_lo, symbols_hi;
 inline bool in_symbol_range(std::uintptr_t a) { return a - symbols_lo < symbols_hi - symbols_lo; }
 
-/// `bytes` of zeroed device memory from the arena, recorded as an allocation of `kind`
-/// ("cudaMalloc", or "cudaMallocHost" and the other host-side kinds); nullptr when none is left.
-void* device_alloc(std::size_t bytes, const char* kind);
-/// Frees an allocation device_alloc made (`host`: of a kind other than "cudaMalloc"); false when
-/// `p` is no such allocation's start.
+/// `bytes` of zeroed device memory from the arena, recorded as an allocation of `kind` (the call's
+/// name, for messages): one cudaFree frees, or with `host` one cudaFreeHost frees; nullptr when
+/// none is left.
+void* device_alloc(std::size_t bytes, const char* kind, bool host);
+/// Frees an allocation device_alloc made (with the same `host`); false when `p` is no such
+/// allocation's start.
 bool device_free(void* p, bool host);
 
 /// Whether [p, p + bytes) lies inside one cudaMalloc allocation or one symbol (a `__constant__` or

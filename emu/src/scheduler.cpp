@@ -21,8 +21,8 @@
 #include <sys/mman.h>
 
 namespace wb_emu::internal {
-namespace {
 thread_local Worker* tls_worker = nullptr;
+namespace {
 
 unsigned char* map_shared_arena() {
   void* m = mmap(nullptr, kSharedSlack + kSharedArena + kSharedSlack, PROT_READ | PROT_WRITE,
@@ -321,9 +321,11 @@ bool run_block(const Grid& g, std::uint64_t linear) {
   w.live = w.n;
   w.current = -1;
   w.fault = false;
+  w.fault_code = cudaErrorLaunchFailure;
   w.th.assign(w.n, ThreadRec{});
   w.ready.clear();
   ++detail::block_generation;
+  w.instr_launch = g.site->instrumented;
   w.instr_active = false;
   w.shared_names.clear();
   w.dynamic_name = nullptr;
@@ -351,6 +353,7 @@ bool run_block(const Grid& g, std::uint64_t linear) {
     resolve_block(w);
   }
   if (w.instr_active) instr_flush_all(w);
+  w.instr_launch = false;
   if (w.fault) {
     // Threads left suspended are abandoned: their fibers start afresh for the next block.
     for (Fiber* f : w.fibers)

@@ -4,10 +4,12 @@
 // signal stack, explains it first, in the words of the other kernel faults (launch.cpp): the
 // kernel, its launch site and configuration, the block and the thread, and what to change. Then
 // the handler installed before it (Catch2's in a grader, or the default) takes the signal, on one
-// thread only, and the process ends as it did: by the same signal. Any other signal goes straight
-// on to that handler, as if this one had never been installed.
+// thread only, and the process ends as it did: by the same signal. Any other fault of a kernel
+// thread (an address the system refused) becomes the launch's illegal address, and the process goes
+// on; any other signal goes straight on to that handler, as if this one had never been installed.
 #include "stack_guard.hpp"
 
+#include "bounds.hpp"
 #include "worker.hpp"
 
 #include <atomic>
@@ -68,6 +70,27 @@ std::uintptr_t interrupted_sp(const void* context) {
 #else
   (void)context;
   return 0;
+#endif
+}
+
+// The instruction the signal interrupted (nullptr where this system's ucontext is not known), and
+// whether it wrote (1), read (0) or is not known to have done either (-1).
+const void* interrupted_pc(const void* context) {
+#if defined(__linux__) && defined(__x86_64__)
+  return reinterpret_cast<const void*>(static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__linux__) && defined(__aarch64__)
+  return reinterpret_cast<const void*>(static_cast<const ucontext_t*>(context)->uc_mcontext.pc);
+#else
+  (void)context;
+  return nullptr;
+#endif
+}
+int interrupted_write(const void* context) {
+#if defined(__linux__) && defined(__x86_64__)
+  return (static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;  // the page fault's W bit
+#else
+  (void)context;
+  return -1;
 #endif
 }
 
@@ -161,7 +184,20 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     signal(sig, SIG_DFL);
     return;
   }
-  // Not a stack overflow: the handler that was there before takes the signal, as if this one had
+  // Any other access of a kernel thread that the system refused (memory not mapped: the space after a
+  // device allocation, a freed one, a wild pointer): the launch's illegal address, as on a GPU, and
+  // the grader goes on. The thread leaves the handler for its block's scheduler, as a kernel fault
+  // does, and never comes back; the signal is unblocked first, so that the next one is caught too.
+  if (w && w->g && w->current >= 0) {
+    fault_passes.fetch_sub(1);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, sig);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+    illegal_address(*const_cast<Worker*>(w), reinterpret_cast<std::uintptr_t>(info->si_addr),
+                    interrupted_write(context), interrupted_pc(context));
+  }
+  // Not a kernel thread's: the handler that was there before takes the signal, as if this one had
   // never been installed.
   sigaction(sig, &previous[slot(sig)], nullptr);
   if (sent) raise(sig);  // sent again, it reaches that handler when this one returns

@@ -71,6 +71,7 @@ struct Worker {
   std::deque<unsigned> ready;
   bool fault = false;
   std::string message;
+  cudaError_t fault_code = cudaErrorLaunchFailure;  // what the launch returns for it (illegal address...)
   // reused across blocks
   std::vector<Fiber*> fibers;      // all of this worker's fibers
   std::vector<Fiber*> idle_list;   // those parked with no thread to run
@@ -80,7 +81,9 @@ struct Worker {
   std::size_t shared_used = 0;     // static storage carved so far, from the arena's start (gaps included)
   std::size_t shared_declared = 0;  // the bytes of static storage declared (alignment, no gaps)
   std::size_t dynamic_base = kSharedArena;  // where the launch's dynamic region starts in the arena
-  // instrumentation: `instr_active` once the running block has recorded an access
+  // instrumentation: `instr_launch` while a block of an instrumented launch runs here; `instr_active`
+  // once that block has recorded an access
+  bool instr_launch = false;
   bool instr_active = false;
   Instr* instr = nullptr;
   std::vector<SharedName> shared_names;
@@ -108,6 +111,8 @@ struct Worker {
 Worker& worker();
 /// This OS thread's worker state, or nullptr when it has none yet.
 Worker* current_worker();
+/// The same, for the instrumentation's quick first test of every access (access.cpp).
+extern thread_local Worker* tls_worker;
 
 /// Runs all threads of block `linear` of `g` on the calling thread; returns false (message in the
 /// worker) when the block faulted.

@@ -421,7 +421,10 @@ bool read_declarator(const std::string& text, SharedDeclarator* d) {
   while (name_begin > 0 && is_ident(text[name_begin - 1])) --name_begin;
   if (name_begin == name_end || std::isdigit(static_cast<unsigned char>(text[name_begin]))) return false;
   d->name = text.substr(name_begin, name_end - name_begin);
-  d->type = trim(one_line(text.substr(0, name_begin)));
+  d->type.clear();  // the type's words, one space between them (the storage class words are gone)
+  for (char c : trim(one_line(text.substr(0, name_begin))))
+    if (!(std::isspace(static_cast<unsigned char>(c)) && !d->type.empty() && d->type.back() == ' '))
+      d->type += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
   d->dims = trim(one_line(text.substr(dims_at)));
   return true;
 }

@@ -1,7 +1,13 @@
 #include "wb/torch.hpp"
 
+#ifdef WB_EMU
+#include <c10/core/CPUAllocator.h>
+#endif
+
 #include <catch2/catch_test_macros.hpp>
 
+#include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -14,6 +20,29 @@ namespace wb {
 namespace {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+#ifdef WB_EMU
+// On the CPU backend the tensors' storage is device memory, as a CUDA tensor's is on a GPU:
+// libtorch's CPU allocator is replaced by one that takes it from the backend's device arena
+// (cudaMalloc), so that an instrumented build of the learner's kernels (`check 05`, `profile 05`)
+// sees their accesses as device accesses (bounds, sectors per request), as it sees a grader's
+// buffers, and not as host memory.
+void free_device_memory(void* p) { cudaFree(p); }
+struct DeviceMemoryAllocator final : c10::Allocator {
+  c10::DataPtr allocate(std::size_t n) override {
+    void* p = nullptr;
+    if (n > 0 && cudaMalloc(&p, n) != cudaSuccess) throw std::bad_alloc();
+    return {p, p, &free_device_memory, c10::Device(c10::DeviceType::CPU)};
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return &free_device_memory; }
+  void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
+};
+DeviceMemoryAllocator device_memory_allocator;
+[[maybe_unused]] const bool device_memory_installed = [] {
+  c10::SetCPUAllocator(&device_memory_allocator, /*priority=*/100);  // above libtorch's own (0)
+  return true;
+}();
+#endif
 
 }  // namespace
 

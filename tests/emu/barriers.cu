@@ -166,7 +166,13 @@ __global__ void recursion_kernel(int* out) {
 // Not a stack overflow: a write through a null pointer, by thread (5,0,0) of block (2,0,0) only,
 // on a worker thread of the pool.
 __global__ void null_write_kernel(int* out) {
-  if (blockIdx.x == 2 && threadIdx.x == 5) out[0] = 1;
+  if (blockIdx.x == 2 && threadIdx.x == 5) out[0] = 1;  // line: null write
+}
+
+// Thread 0 writes out[offset]: with an offset past the allocation's last page, into memory that
+// is not mapped.
+__global__ void wild_write_kernel(int* out, long long offset) {
+  if (threadIdx.x == 0) out[offset] = 1;  // line: wild write
 }
 
 // Every thread of every block has a 400 KB local array: all workers overflow at once.
@@ -185,6 +191,11 @@ cudaError_t stack_overflow_everywhere() {
 
 cudaError_t null_write() {
   null_write_kernel<<<4, 32>>>(nullptr);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t wild_write(int* out, long long offset) {
+  wild_write_kernel<<<1, 32>>>(out, offset);
   return cudaDeviceSynchronize();
 }
 

@@ -12,6 +12,7 @@
 
 namespace bench_plain {
 cudaError_t run(const float* in, float* out, int n, int threads, int barriers);
+cudaError_t scan(const float* in, float* out, int n, float* scratch);
 }
 namespace bench_instr {
 cudaError_t run(const float* in, float* out, int n, int threads, int barriers);
@@ -49,6 +50,33 @@ int main(int argc, char** argv) {
       std::printf("%-14s %-13d %16.3g %16.3g%s\n", b.name, barriers, double(n) * reps / seconds,
                   double(n) * reps / cpu_seconds, right ? "" : "  WRONG RESULT");
     }
+  // A whole program's worth: an inclusive scan of 2^24 floats (2^14 elements with --quick) in the
+  // plain build, 20 barriers per thread; its wall time is what a learner waits for.
+  {
+    const int m = quick ? 1 << 14 : 1 << 24;
+    float *a = nullptr, *b = nullptr, *scratch = nullptr;
+    if (cudaMalloc(&a, m * sizeof(float)) != cudaSuccess || cudaMalloc(&b, m * sizeof(float)) != cudaSuccess ||
+        cudaMalloc(&scratch, (2 * (m / 1024 + 1) + 64) * sizeof(float)) != cudaSuccess)
+      return 1;
+    for (int i = 0; i < m; ++i) a[i] = 0.5f * static_cast<float>(i % 2);  // every partial sum is exact in float
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
+    if (bench_plain::scan(a, b, m, scratch) != cudaSuccess) status = 1;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+    double want = 0;
+    bool right = true;
+    for (int i = 0; i < m && right; ++i) {
+      want += a[i];
+      right = b[i] == static_cast<float>(want);
+    }
+    if (!right) status = 1;
+    std::printf("scan of %d floats (plain, 1024 threads per block): %.2f s wall, %.2f CPU-s%s\n", m, wall, cpu,
+                right ? "" : "  WRONG RESULT");
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(scratch);
+  }
   cudaFree(in);
   cudaFree(out);
   return status;

@@ -145,4 +145,21 @@ cudaError_t syncwarp_exchange(int* out) {
   return cudaDeviceSynchronize();
 }
 
+// Every lane of the block stores to one shared flag: the same value (a warp-uniform store, correct
+// on a GPU) or, with `distinct`, each lane its own index (which lane's store a GPU keeps is not
+// defined: a race).
+__global__ void flag_kernel(int* out, int distinct) {
+  __shared__ int flag;
+  if (threadIdx.x == 0) flag = -1;
+  __syncthreads();
+  if (threadIdx.x < 32) flag = distinct ? static_cast<int>(threadIdx.x) : 7;  // line: flag store
+  __syncthreads();
+  out[threadIdx.x] = flag;
+}
+
+cudaError_t warp_flag(int* out, bool distinct) {
+  flag_kernel<<<1, 64>>>(out, distinct ? 1 : 0);
+  return cudaDeviceSynchronize();
+}
+
 }  // namespace emu_test

@@ -15,7 +15,8 @@ cudaError_t stack_overflow();  // thread 0 writes 320 KiB of locals: dies on its
 cudaError_t stack_overflow_big_array();  // a 400 KB local array in block 2 of 4, thread 5: dies
 cudaError_t stack_overflow_recursion();  // recursion 100000 deep in thread 7: dies
 cudaError_t stack_overflow_everywhere();  // a 400 KB local array in every thread of 64 blocks: dies
-cudaError_t null_write();  // writes through a null pointer: dies, as a plain segmentation fault
+cudaError_t null_write();  // block 2, thread 5 writes through a null pointer: the launch's illegal address
+cudaError_t wild_write(int* out, long long offset);  // thread 0 writes out[offset]
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);
@@ -53,6 +54,7 @@ cudaError_t transpose(const float* in, float* out, int n, bool tiled);  // n a m
 cudaError_t reduce(const float* in, float* out, int n, int threads, int variant);
 cudaError_t shared_count(const int* in, int* out, int n);
 cudaError_t syncwarp_exchange(int* out);
+cudaError_t warp_flag(int* out, bool distinct);  // 64 threads; lanes 0-31 store one shared flag
 }  // namespace emu_test
 
 // bounds.cu (built instrumented): accesses out of bounds

@@ -135,12 +135,37 @@ TEST_CASE("kernel threads on every worker that overflow their stacks at once die
   std::printf("the overflow went unnoticed\n");
 }
 
-TEST_CASE("a kernel thread that writes through a null pointer dies as before, with no word of its stack",
-          "[.null-write]") {
-  std::printf("a write through a null pointer\n");
-  std::fflush(stdout);
-  emu_test::null_write();
-  std::printf("the write went unnoticed\n");
+TEST_CASE("a kernel thread's access the system refuses is the launch's illegal address, and the program goes on",
+          "[emu][faults]") {
+  const auto line = [](const char* marker) {
+    std::ifstream in(std::string(EMU_TEST_DIR) + "/barriers.cu");
+    std::string text;
+    for (int n = 1; std::getline(in, text); ++n)
+      if (text.find(std::string("// line: ") + marker) != std::string::npos)
+        return std::string(EMU_TEST_DIR) + "/barriers.cu:" + std::to_string(n);
+    return std::string("marker not found");
+  };
+  cudaError_t e = cudaSuccess;
+  std::string err = capture_stderr([&] { e = emu_test::null_write(); });
+  CHECK(e == cudaErrorIllegalAddress);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);  // sticky, as on a GPU
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("error: kernel fault in null_write_kernel"));
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring("illegal address: a write at 0x0 at " + line("null write") +
+                                                     ", block (2,0,0), thread (5,0,0): a null pointer (plus an index)"));
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+
+  // Past the last page of a 128-byte allocation: the unmapped space the backend keeps after each one.
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 128) == cudaSuccess);
+  err = capture_stderr([&] { e = emu_test::wild_write(out, 1024); });
+  CHECK(e == cudaErrorIllegalAddress);
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(line("wild write") + ", block (0,0,0), thread (0,0,0): it is 3968 "
+                                                     "bytes past the end of the 128-byte cudaMalloc allocation"));
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  // and the next launch runs as usual
+  CHECK(emu_test::wild_write(out, 3) == cudaSuccess);
+  CHECK(out[3] == 1);
+  cudaFree(out);
 }
 
 TEST_CASE("a kernel thread that recurses too deep overflows its stack and dies explained", "[.stack-overflow-recursion]") {

@@ -234,6 +234,24 @@ TEST_CASE("atomics on shared memory, the early-return idiom and __syncwarp are n
   cudaFree(w);
 }
 
+TEST_CASE("a warp's lanes storing one value to a shared word is no race; different values are",
+          "[emu][instrument][race]") {
+  int* out = device_array<int>(64, 0);
+  cudaError_t e = cudaErrorUnknown;
+  std::string err = capture_stderr([&] { e = emu_test::warp_flag(out, false); });
+  CHECK(e == cudaSuccess);
+  CHECK(err.empty());
+  CHECK(out[63] == 7);
+  err = capture_stderr([&] { e = emu_test::warp_flag(out, true); });
+  CHECK(e == cudaErrorLaunchFailure);
+  CHECK_THAT(err, ContainsSubstring("shared-memory race on `flag` at byte offset 0"));
+  CHECK_THAT(err, ContainsSubstring("two lanes of one warp store different values to it with one instruction"));
+  CHECK_THAT(err, ContainsSubstring("thread 0 wrote it at " + std::string(EMU_TEST_DIR) + "/instrumented.cu:" +
+                                    std::to_string(line_of("flag store"))));
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  cudaFree(out);
+}
+
 TEST_CASE("last_fault_message() gives a barrier fault's text", "[emu][instrument]") {
   cudaError_t e = cudaSuccess;
   const std::string err = capture_stderr([&] { e = emu_test::divergent_barrier(); });

@@ -108,14 +108,14 @@ TEST_CASE("a plain, a templated and a namespace-qualified launch become make_lau
   const Run r = rewrite("fill.cu");
   REQUIRE(r.exit_code == 0);
   const std::string& out = r.output;
-  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { scale_kernel<float, 2>(wb_a...); }, "
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { scale_kernel<float, 2>(wb_a...); }, "
                                     "\"scale_kernel<float, 2>\", __FILE__, __LINE__, blocks, threads)(out, n);"));
-  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { inner::fill_kernel(wb_a...); }, "
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { inner::fill_kernel(wb_a...); }, "
                                     "\"inner::fill_kernel\", __FILE__, __LINE__, blocks,\n"));
-  CHECK_THAT(out, ContainsSubstring("  ::wb_emu::make_launch([&](auto&... wb_a) { ::fixture::scale_kernel<float, 3>(wb_a...); "
+  CHECK_THAT(out, ContainsSubstring("  ::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { ::fixture::scale_kernel<float, 3>(wb_a...); "
                                     "}, \"::fixture::scale_kernel<float, 3>\", __FILE__, __LINE__, blocks, threads, 0, "
                                     "stream)(out, n);"));
-  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { through_shared_kernel(wb_a...); }, "
+  CHECK_THAT(out, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { through_shared_kernel(wb_a...); }, "
                                     "\"through_shared_kernel\", __FILE__, __LINE__, blocks, threads, threads * sizeof(float))(out, n);"));
   // The comment before the `::`-qualified launch is left whole.
   CHECK_THAT(out, ContainsSubstring("(out, n);  // doubles: the next launch follows a comment\n"));
@@ -150,12 +150,12 @@ TEST_CASE("`<<<` inside a comment or a string is left alone", "[rewriter]") {
   CHECK(launches == 4);
 }
 
-TEST_CASE("extern __shared__ float s[]; becomes the dynamic_shared call", "[rewriter]") {
+TEST_CASE("extern __shared__ float s[]; becomes the dynamic_shared_named call", "[rewriter]") {
   const Run r = rewrite("fill.cu");
   REQUIRE(r.exit_code == 0);
   const std::vector<std::string> out = lines_of(r.output);
   REQUIRE(out.size() > 24);
-  CHECK(without_spaces(out[22 + 1]) == "auto*conststage=::wb_emu::dynamic_shared<float>();");
+  CHECK(without_spaces(out[22 + 1]) == "auto*conststage=::wb_emu::dynamic_shared_named<float>(\"stage\");");
 }
 
 TEST_CASE("a malformed launch fails with an error naming file:line, and writes nothing", "[rewriter][errors]") {
@@ -188,7 +188,8 @@ TEST_CASE("a malformed launch fails with an error naming file:line, and writes n
 TEST_CASE("the tool explains its usage and a missing input", "[rewriter][errors]") {
   const Run usage = rewrite_args("", out_dir + "/none.cpp", "usage");
   CHECK(usage.exit_code == 2);
-  CHECK_THAT(usage.errors, ContainsSubstring("usage: wb-emu-rewrite <input.cu> <output.cpp>"));
+  CHECK_THAT(usage.errors, ContainsSubstring("usage: wb-emu-rewrite [--instrument] [--headers <dir> [--depfile <file>]] "
+                                             "<input.cu> <output.cpp>"));
   const Run missing = rewrite_args("'" + fixtures + "/no_such_file.cu' '" + out_dir + "/none.cpp'",
                                    out_dir + "/none.cpp", "missing");
   CHECK(missing.exit_code == 1);
@@ -222,7 +223,9 @@ TEST_CASE("the rewritten fixture compiles and fills an array, end to end", "[rew
   CHECK(cudaFree(dev) == cudaSuccess);
 }
 
-TEST_CASE("the instrument mode turns pointer parameters, local pointers and shared arrays into recorded ones", "[rewriter][instrument]") {
+TEST_CASE("the instrument mode changes no code: only the launches and the prelude say so", "[rewriter][instrument]") {
+  // The compiler reports an instrumented file's accesses (wb_emu/instrument.hpp): pointers, casts and
+  // shared arrays stay as written, the same as in the plain rewrite.
   const std::string out = out_dir + "/instrument." + std::to_string(getpid()) + ".cpp";
   const Run r = rewrite_args("--instrument '" + fixtures + "/instrument.cu' '" + out + "'", out, "instrument");
   REQUIRE(r.exit_code == 0);
@@ -230,22 +233,61 @@ TEST_CASE("the instrument mode turns pointer parameters, local pointers and shar
   const std::string& o = r.output;
   REQUIRE_THAT(o, StartsWith("#include <wb_emu/kernel_prelude.hpp>\n#include <wb_emu/instrument.hpp>\n#line 1 \"" +
                              fixtures + "/instrument.cu\"\n"));
-  CHECK_THAT(o, ContainsSubstring("__device__ float helper(::wb_emu::gptr<const float> p, int i)"));
-  CHECK_THAT(o, ContainsSubstring("warp_reduce(::wb_emu::gptr<volatile float> s, int t)"));
-  // a kernel keeps its type (a launch deduces a template's arguments from raw pointers); its body
-  // starts with the recorded pointers, on the line of its '{'
-  CHECK_THAT(o, ContainsSubstring("k(const float* __restrict__ wb_emu_raw_in,\n"
-                                  "                                         float* __restrict__ wb_emu_raw_out, int n, "
-                                  "float* wb_emu_raw_total) { ::wb_emu::gptr<const float> in(wb_emu_raw_in); "
-                                  "::wb_emu::gptr<float> out(wb_emu_raw_out); ::wb_emu::gptr<float> total(wb_emu_raw_total); \n"));
-  CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float4> in4 = ::wb_emu::instrumented_cast<const float4*>(in);"));
-  CHECK_THAT(o, ContainsSubstring("auto&& sdata = ::wb_emu::instrument_shared(::wb_emu::static_shared< float  [B]>([]{}, \"sdata\"), \"sdata\");"));
-  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch([&](auto&... wb_a) { k<256>(wb_a...); }, \"k<256>\""));
-  // a declaration after a statement with a comment is still a statement's start
-  CHECK_THAT(o, ContainsSubstring("::wb_emu::gptr<const float> after_comment = in + n;"));
-  CHECK_THAT(o, ContainsSubstring("/* a block comment */ ::wb_emu::gptr<float> after_block = out + n;"));
+  CHECK_THAT(o, ContainsSubstring("__device__ float helper(const float* p, int i)"));
+  CHECK_THAT(o, ContainsSubstring("k(const float* __restrict__ in,\n"));
+  CHECK_THAT(o, ContainsSubstring("const float4* in4 = reinterpret_cast<const float4*>(in);"));
+  CHECK_THAT(o, ContainsSubstring("auto& sdata = ::wb_emu::static_shared<float [B]>([]{}, \"sdata\");"));
+  CHECK_THAT(o, ContainsSubstring("auto& flag = ::wb_emu::static_shared<int >([]{}, \"flag\");"));
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_instrumented_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { "
+                                  "k<256>(wb_a...); }, \"k<256>\""));
+  CHECK_THAT(o, ContainsSubstring("const float* after_comment = in + n;"));
   // the line count is kept, so __LINE__ and messages point at the learner's file
   CHECK(lines_of(o).size() == lines_of(read(fixtures + "/instrument.cu")).size() + 3);  // the prelude's two #includes and #line
+}
+
+TEST_CASE("every form of __shared__ declaration becomes its block's storage, in the file and its headers",
+          "[rewriter][shared]") {
+  const std::string out = out_dir + "/shared_forms." + std::to_string(getpid()) + ".cpp";
+  const std::string headers = out_dir + "/shared_forms." + std::to_string(getpid()) + ".h";
+  REQUIRE(std::system(("mkdir -p '" + headers + "'").c_str()) == 0);
+  const Run r = rewrite_args("--headers '" + headers + "' --depfile '" + out + ".d' '" + fixtures +
+                                 "/shared_forms.cu' '" + out + "'", out, "shared_forms");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.errors.empty());
+  const std::string& o = r.output;
+  // several declarators, the storage class after the type, a size with parentheses and sizeof
+  CHECK_THAT(o, ContainsSubstring("auto& wm = ::wb_emu::static_shared<float [8]>([]{}, \"wm\"); "
+                                  "auto& ws = ::wb_emu::static_shared<float [8]>([]{}, \"ws\");"));
+  CHECK_THAT(o, ContainsSubstring("auto& sums = ::wb_emu::static_shared<float [(kTile + 2 * kHalo) * 2]>([]{}, \"sums\");"));
+  CHECK_THAT(o, ContainsSubstring("auto& bytes = ::wb_emu::static_shared<unsigned char [sizeof(float) * 4]>([]{}, \"bytes\");"));
+  CHECK_THAT(o, ContainsSubstring("auto& a = ::wb_emu::static_shared<unsigned >([]{}, \"a\"); "
+                                  "auto& b = ::wb_emu::static_shared<unsigned >([]{}, \"b\");"));
+  CHECK_THAT(o, ContainsSubstring("auto* const dd = ::wb_emu::dynamic_shared_named<double>(\"dd\");"));
+  CHECK_THAT(o, ContainsSubstring("auto& col = ::wb_emu::static_shared<volatile int [32]>([]{}, \"col\");"));
+  // at namespace scope: a macro of the name, then the line numbers put back
+  CHECK_THAT(o, ContainsSubstring("\n#define ns_dyn (::wb_emu::dynamic_shared_named<float>(\"ns_dyn\"))\n#line "));
+  CHECK_THAT(o, ContainsSubstring("struct wb_emu_shared_tag_ns_count {}; \n#define ns_count "
+                                  "(::wb_emu::static_shared<int >(wb_emu_shared_tag_ns_count{}, \"ns_count\"))\n#line "));
+  // the header beside it is rewritten into the header folder, and the directive names the copy
+  CHECK_THAT(o, ContainsSubstring("#include \"" + headers + "/h"));
+  const std::string copy = read(headers + "/h" + [&] {
+    std::string n;
+    for (char c : fixtures + "/shared_forms.cuh") n += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ? c : '_';
+    return n;
+  }());
+  CHECK_THAT(copy, StartsWith("#line 1 \"" + fixtures + "/shared_forms.cuh\"\n"));
+  CHECK_THAT(copy, ContainsSubstring("auto& partial = ::wb_emu::static_shared<T [32]>([]{}, \"partial\");"));
+  CHECK_THAT(read(out + ".d"), ContainsSubstring(fixtures + "/shared_forms.cuh"));
+  // the prelude's 2 lines, and 3 for each macro (the line it leaves, the #define, the #line)
+  CHECK(lines_of(o).size() == lines_of(read(fixtures + "/shared_forms.cu")).size() + 2 + 2 * 3);
+}
+
+TEST_CASE("a __shared__ declaration the rewriter cannot place stops it at its line", "[rewriter][shared][errors]") {
+  const std::string out = out_dir + "/shared_init." + std::to_string(getpid()) + ".cpp";
+  const Run r = rewrite_args("'" + fixtures + "/shared_init.cu' '" + out + "'", out, "shared_init");
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.errors, ContainsSubstring(fixtures + "/shared_init.cu:4: error: a __shared__ variable cannot have an "
+                                         "initializer"));
 }
 
 TEST_CASE("launches of templates, namespaces, pointers, tables, members and macros become calls as written",
@@ -255,7 +297,7 @@ TEST_CASE("launches of templates, namespaces, pointers, tables, members and macr
   CHECK(r.errors.empty());
   const std::string& o = r.output;
   // deduced and explicit template arguments; the name for messages keeps its arguments whole
-  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) { twice(wb_a...); }, \"twice\", __FILE__, "
+  CHECK_THAT(o, ContainsSubstring("::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { twice(wb_a...); }, \"twice\", __FILE__, "
                                   "__LINE__, blocks, 64)(counts, n);"));
   CHECK_THAT(o, ContainsSubstring("{ inner::add<float, 3>(wb_a...); }, \"inner::add<float, 3>\","));
   // pointers to kernels, a table of them, members
@@ -265,7 +307,7 @@ TEST_CASE("launches of templates, namespaces, pointers, tables, members and macr
   CHECK_THAT(o, ContainsSubstring("{ t.kernel(wb_a...); }, \"t.kernel\","));
   CHECK_THAT(o, ContainsSubstring("{ pt->kernel(wb_a...); }, \"pt->kernel\","));
   // in a macro: the kernel parameter's argument is the name, and the line splice is kept
-  CHECK_THAT(o, ContainsSubstring("  ::wb_emu::make_launch([&](auto&... wb_a) { kernel(wb_a...); }, #kernel, __FILE__, "
+  CHECK_THAT(o, ContainsSubstring("  ::wb_emu::make_launch([&](auto&... wb_a) WB_EMU_NOT_INSTRUMENTED { kernel(wb_a...); }, #kernel, __FILE__, "
                                   "__LINE__, ((count) + 31) / 32,                \\\n           32)(data, count)\n"));
   CHECK_THAT(o, ContainsSubstring("{ space::add_##suffix(wb_a...); }, \"space::add_##suffix\","));
   CHECK(lines_of(o).size() == lines_of(read(fixtures + "/launches.cu")).size() + 2);

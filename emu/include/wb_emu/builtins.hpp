@@ -29,16 +29,19 @@
 /// Marks a build for the CPU backend (never defined when nvcc compiles for a GPU).
 #define WB_EMU 1
 
-/// A `__shared__` left in code the launch rewriter did not rewrite: the compiler stops there with
-/// "'wb_emu_error_this___shared___was_not_rewritten' does not name a type" at the declaration's
-/// line, instead of compiling a variable of each thread, which would compute garbage silently.
-#define __shared__ wb_emu_error_this___shared___was_not_rewritten
+/// A `__shared__` left in code the launch rewriter did not rewrite: the compiler stops at the
+/// declaration's line with this message, instead of compiling a variable of each thread, which
+/// would compute garbage silently.
+#define __shared__                                                                                     \
+  static_assert(false, "the CPU backend did not rewrite this __shared__ declaration, so it would be a "  \
+                       "variable of each thread: declare it in the kernel's .cu file or in a header "    \
+                       "beside it that the file includes with #include \"...\" (not in a macro's body)");
 
 /// On a function of the CPU backend's headers that an instrumented kernel file compiles: its
 /// accesses are not reported to the instrumentation (emu/include/wb_emu/instrument.hpp), because
 /// they are not the kernel's own (an atomic's read-modify-write, the block's shared storage table).
 #if defined(__GNUC__) || defined(__clang__)
-#define WB_EMU_NOT_INSTRUMENTED __attribute__((no_sanitize_address))
+#define WB_EMU_NOT_INSTRUMENTED __attribute__((no_sanitize("thread")))
 #else
 #define WB_EMU_NOT_INSTRUMENTED
 #endif

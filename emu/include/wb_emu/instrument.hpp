@@ -2,10 +2,11 @@
 /// \brief The CPU backend's instrumented mode: the compiler reports every memory access.
 ///
 /// A kernel file built instrumented (`workbook_add_chapter(... INSTRUMENT)`) is compiled by the host
-/// compiler with AddressSanitizer's instrumentation in call mode (cmake/WorkbookChapter.cmake):
-/// every load and store of the translation unit becomes a call, `__asan_load4(addr)`,
-/// `__asan_store16(addr)`, `__asan_loadN(addr, size)`, made just before the access. The CPU backend
-/// defines those calls itself (emu/src/access.cpp; AddressSanitizer's own runtime is not linked):
+/// compiler with ThreadSanitizer's instrumentation (WB_EMU_INSTRUMENT_FLAGS, emu/CMakeLists.txt):
+/// every load and store of the translation unit becomes a call, `__tsan_read4(addr)`,
+/// `__tsan_write16(addr)`, `__tsan_read_range(addr, size)`, made just before the access (a read and
+/// a write for `+=`), and every atomic a call too. The CPU backend defines those calls itself
+/// (emu/src/access.cpp; ThreadSanitizer's own runtime is not linked):
 /// each one hands the access, with the address of the instruction that made it, to the runtime,
 /// which knows the running CUDA thread, the block's shared memory and the device's allocations.
 /// Nothing in the kernel's source is changed for it: pointers stay pointers and a `__shared__`
@@ -25,8 +26,9 @@
 ///   - an address below 64 KiB: a null pointer, a fault;
 ///   - anything else (the thread's own stack, the kernel's parameters, the built-in variables, the
 ///     host's memory): nothing.
-/// The file is compiled at -O0 so that each access the source writes is one access here: an
-/// optimiser merges, splits and vectorises them, which would change what is counted.
+/// The file is compiled at -O1 without scalar replacement of aggregates (which splits a float4 copy
+/// into four 4-byte ones), and without -O2's merging and vectorising of accesses, so that what is
+/// counted is what the source does.
 ///
 /// The rewriter includes this header first in an instrumented file; the runtime behind it is
 /// emu/src/access.cpp (the calls), instrument.cpp (races, unwritten shared memory, sectors and
