@@ -140,18 +140,18 @@ endfunction()
 
 # A grader executable: the chapter's grade.cpp objects, the solution, and one `student` object.
 function(_wb_grader_exe exe backend id title student_target student_label)
-  add_executable(${exe} ${ARGN} "${WB_GRADER_MAIN}")
-  target_link_libraries(${exe} PRIVATE wb_${id}_grade_${backend} wb_${id}_solution_${backend} ${student_target}
-                                       wb::grader_${backend})
-  target_compile_definitions(${exe} PRIVATE WB_CHAPTER_ID="${id}" WB_CHAPTER_TITLE="${title}"
-                                            WB_STUDENT_FILE="${student_label}")
+  add_executable(${exe} ${ARGN})
+  target_link_libraries(${exe} PRIVATE wb_${id}_grade_${backend} wb_${id}_solution_${backend} ${student_target})
+  wb_grader_main(${exe} ${backend} ID "${id}" TITLE "${title}" KERNEL_FILE "${student_label}")
 endfunction()
 
-# A test that runs a grader and checks its verdict: EXPECT pass, or fail with output matching REGEX.
+# A test that runs a grader and checks its verdict (cmake/RunGrader.cmake reads the JSON document
+# the grader writes to build/<preset>/verdicts/<test>.json): EXPECT pass, or fail with a verdict
+# whose text matches REGEX.
 function(_wb_grader_test name exe backend id expect regex)
   add_test(NAME ${name}
-    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> -DEXPECT=${expect} "-DREGEX=${regex}"
-            -P "${WB_ROOT}/cmake/RunGrader.cmake")
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DVERDICT=${CMAKE_BINARY_DIR}/verdicts/${name}.json"
+            -DEXPECT=${expect} "-DREGEX=${regex}" -P "${WB_ROOT}/cmake/RunGrader.cmake")
   set_tests_properties(${name} PROPERTIES
     LABELS "chapter;${id};${backend}"
     SKIP_REGULAR_EXPRESSION "verdict: skipped"
@@ -166,9 +166,8 @@ endfunction()
 
 # A test, and a grader for the grade command, that only report the chapter skipped and why.
 function(_wb_skipped_chapter id backend title reason mutants)
-  add_executable(grade-${id}-${backend} "${WB_ROOT}/grader/src/skipped_main.cpp")
-  target_compile_definitions(grade-${id}-${backend} PRIVATE WB_CHAPTER_ID="${id}" WB_CHAPTER_TITLE="${title}"
-                                                            WB_SKIP_REASON="${reason}")
+  add_executable(grade-${id}-${backend})
+  wb_grader_main(grade-${id}-${backend} ${backend} ID "${id}" TITLE "${title}" SKIPPED SKIP_REASON "${reason}")
   set_target_properties(grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
   foreach(name solution stub ${mutants})
     add_test(NAME ${id}.${backend}.${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped: ${reason}")
