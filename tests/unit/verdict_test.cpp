@@ -150,7 +150,10 @@ TEST_CASE("the verdict file is written whole, where it is asked for", "[verdict]
 
 TEST_CASE("the schema page lists every field the document has", "[verdict]") {
   // Rows of the page's table: | `field` | type | meaning |
-  const std::string page = read_file(WB_VERDICT_SCHEMA_PAGE);
+  // The verdict's own table: the page up to the grades document's section.
+  const std::string whole = read_file(WB_VERDICT_SCHEMA_PAGE);
+  const std::string page = whole.substr(0, whole.find("\n## The grades document"));
+  REQUIRE(page.size() < whole.size());
   const std::regex row(R"(\n\| `([a-z_]+)` \| ([a-z ]+) \|)");
   std::map<std::string, std::string> documented;
   for (auto it = std::sregex_iterator(page.begin(), page.end(), row); it != std::sregex_iterator(); ++it)
