@@ -11,7 +11,7 @@
 file(REMOVE "${VERDICT}")
 get_filename_component(verdict_dir "${VERDICT}" DIRECTORY)
 file(MAKE_DIRECTORY "${verdict_dir}")
-execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=WB_STATUS_FILE "WB_VERDICT_FILE=${VERDICT}" "${EXE}"
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env "WB_VERDICT_FILE=${VERDICT}" "${EXE}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT EXISTS "${VERDICT}")

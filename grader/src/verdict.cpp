@@ -147,7 +147,6 @@ void write_requested_files(const Verdict& v) {
   if (const char* path = std::getenv("WB_VERDICT_FILE"); path && *path) {
     if (!write_verdict_file(v, path)) std::fprintf(stderr, "grader: could not write the verdict to %s\n", path);
   }
-  if (const char* path = std::getenv("WB_STATUS_FILE"); path && *path) std::ofstream(path) << status_line(v);
 }
 
 }  // namespace wb

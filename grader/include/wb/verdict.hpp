@@ -80,12 +80,11 @@ bool write_verdict_file(const Verdict& v, const std::string& path);
 ///     speed:   <speed>              (when there is one)
 std::string verdict_block(const Verdict& v);
 
-/// The status file's line (verdict<TAB>detail and what was not checked<TAB>speed) that
-/// cmake/workbook.sh reads; made from the same value.
+/// One line for the grade command's table: kind<TAB>detail and what was not checked<TAB>speed
+/// (`wb-verdicts status`, which cmake/workbook.sh reads).
 std::string status_line(const Verdict& v);
 
-/// Writes, from `v`, what the caller asked for in the environment: `$WB_VERDICT_FILE` (the JSON
-/// document) and `$WB_STATUS_FILE` (status_line). Unset variables are skipped.
+/// Writes the JSON document to the file `$WB_VERDICT_FILE` names, when it is set.
 void write_requested_files(const Verdict& v);
 
 }  // namespace wb
