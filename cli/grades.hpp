@@ -1,6 +1,6 @@
 /// \file
-/// \brief The grades document (`grade --json`, build/<preset>/grades.json): every chapter and
-/// exercise of the catalog CMake writes (build/<preset>/catalog.json), each with its last verdict
+/// \brief The grades document (`grade --json`, `build/<preset>/grades.json`): every chapter and
+/// exercise of the catalog CMake writes (`build/<preset>/catalog.json`), each with its last verdict
 /// (docs/verdict-schema.md), read from the verdict files the grade command keeps.
 #pragma once
 

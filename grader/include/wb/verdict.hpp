@@ -73,14 +73,18 @@ Verdict verdict_from_json(const std::string& text);
 /// half a document). Returns false when it could not.
 bool write_verdict_file(const Verdict& v, const std::string& path);
 
-/// The block a grader ends its log with:
-///   ==== <id> (<title>) on <device> ====
-///     verdict: <kind>[: <detail>]
-///     not checked: <...>            (one line each)
-///     speed:   <speed>              (when there is one)
+/// The block a grader ends its log with (a `not checked:` line for each, a `speed:` line when
+/// there is one):
+/// \verbatim
+/// ==== 01-naive-add (naive add) on the CPU backend ====
+///   verdict: wrong: only the first 256 elements are right: only one block ran
+///   not checked: elements past 2^31
+///   speed:   not timed
+/// \endverbatim
 std::string verdict_block(const Verdict& v);
 
-/// One line for the grade command's table: kind<TAB>detail and what was not checked<TAB>speed
+/// One line for the grade command's table: the kind, the detail and what was not checked, and
+/// the speed, separated by tabs
 /// (`wb-verdicts status`, which cmake/workbook.sh reads).
 std::string status_line(const Verdict& v);
 
