@@ -241,6 +241,13 @@ run_grader() {
   return "$rc"
 }
 
+# build_verdicts_tool: wb-verdicts, when a grader's build failed before it was built.
+build_verdicts_tool() {
+  [[ -z ${WB_VERDICTS:-} ]] || return 0
+  cmake --build "$dir" --target wb-verdicts -j "$jobs" >"$dir/wb-verdicts.log" 2>&1 ||
+    { cat "$dir/wb-verdicts.log" >&2; echo "grade: could not build the verdicts' reader, wb-verdicts" >&2; exit 1; }
+}
+
 # write_verdict ID KIND DETAIL [--crash-signal SIG]: a verdict the command concludes itself
 # (does not compile, crashed), as a document beside the graders' own.
 write_verdict() {
@@ -260,7 +267,12 @@ grade_one() {
   mkdir -p "$g"
   rm -f "$status" "$progress" "$g/$c.status"
   echo "== $c: building"
-  if ! cmake --build "$dir" --target "grade-$c-$backend" -j "$jobs" >"$log" 2>&1; then
+  # wb-verdicts, which reads the verdict, in the same build (one ninja run: a grade after no
+  # change costs nothing more); the build's own unless WB_VERDICTS names one.
+  local tool=(wb-verdicts)
+  [[ -z ${WB_VERDICTS:-} ]] || tool=()
+  if ! cmake --build "$dir" --target "${tool[@]}" "grade-$c-$backend" -j "$jobs" >"$log" 2>&1; then
+    build_verdicts_tool
     detail=$(first_error "$log" "$folder")
     write_verdict "$c" "does not compile" "$detail"
     echo "   does not compile: $detail"
@@ -348,10 +360,6 @@ cmd_grade() {
   local wanted=("${targets[@]}")
   {
     [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
-    if [[ -z ${WB_VERDICTS:-} ]]; then
-      cmake --build "$dir" --target wb-verdicts -j "$jobs" >"$dir/wb-verdicts.log" 2>&1 ||
-        { cat "$dir/wb-verdicts.log" >&2; echo "grade: could not build the verdicts' reader, wb-verdicts" >&2; exit 1; }
-    fi
     if ((${#names[@]} == 0)); then resolve_all; wanted=("${targets[@]}"); fi
     local c
     for c in "${wanted[@]}"; do grade_one "$c" "$verbose"; done
