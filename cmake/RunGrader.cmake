@@ -3,7 +3,7 @@
 #   cmake -DEXE=<grader> -DVERDICT=<file.json> -DEXPECT=pass|fail [-DREGEX=<regex>] -P RunGrader.cmake
 # pass: the verdict's kind is "correct" and the grader exits with 0.
 # fail: the grader exits non-zero, the kind is neither "correct" nor "skipped", and REGEX matches
-#       the verdict's text: "verdict: <kind>: <detail>", then its cause, fix, case, other causes,
+#       the verdict's text: "verdict: <kind>: <detail>", then its cause, the report behind it, fix, case, other causes,
 #       what was not checked, speed and crash, one per line. A REGEX the verdict does not match is
 #       looked for in the grader's log as well, and the test says so ("found only in the log").
 # A verdict of kind "skipped" prints "verdict: skipped: <cause>", which ctest's
@@ -63,7 +63,7 @@ if(NOT detail STREQUAL "")
   string(APPEND text ": ${detail}")
 endif()
 string(APPEND text "\n")
-foreach(field cause fix case other_causes not_checked speed)
+foreach(field cause cause_report fix case other_causes not_checked speed)
   _wb_verdict_text(t ${field})
   if(NOT t STREQUAL "")
     string(APPEND text "${t}\n")

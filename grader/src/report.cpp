@@ -22,6 +22,7 @@
 #include <wb_emu/launch.hpp>
 #endif
 
+#include "report_internal.hpp"
 #include "wb/compare.hpp"
 #include "wb/device.hpp"
 #include "wb/grader_info.hpp"
@@ -38,6 +39,7 @@ struct State {
   int failures_not_started = 0;  // failed comparisons where nothing was written
   int failures_noted = 0;        // failed comparisons and errors noted with a diagnosis
   std::string first_diagnosis;   // the first wrong-answer explanation, in the chapter's terms
+  std::string first_report;      // the whole report behind it (a CPU backend fault's), or ""
   std::string first_failure_test;
   std::string first_unexplained;  // an assertion failure the grader did not explain itself
   std::string first_unexplained_test;
@@ -72,9 +74,12 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// The verdict's other_causes: at most this many (docs/verdict-schema.md).
+constexpr std::size_t other_causes_max = 10;
+
 // A diagnosis besides the leading one, kept (once, ten at most) for the verdict's other_causes.
 void note_other_cause(State& s, const std::string& what) {
-  if (what.empty() || what == s.first_diagnosis || s.other_causes.size() >= 10) return;
+  if (what.empty() || what == s.first_diagnosis || s.other_causes.size() >= other_causes_max) return;
   for (const auto& o : s.other_causes)
     if (o == what) return;
   s.other_causes.push_back(what);
@@ -97,12 +102,15 @@ void note_failure(const Comparison& c) {
   }
 }
 
-void note_error(const std::string& what) {
+void note_error(const std::string& what) { note_error_with_report(what, ""); }
+
+void note_error_with_report(const std::string& what, const std::string& report) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
   ++s.failures_noted;
   if (s.first_diagnosis.empty()) {
     s.first_diagnosis = one_line(what);
+    s.first_report = report;
     s.first_failure_test = s.current_test;
   } else {
     note_other_cause(s, one_line(what));
@@ -189,6 +197,10 @@ void finish_report(const std::string& verdict_override) {
       v.cause = tab == std::string::npos ? "" : one_line(verdict_override.substr(tab + 1));
       v.detail = v.cause;
       v.failing_case = s.current_test;
+      // What failed before the kernel that never ended, so that it is not lost with the run.
+      if (!s.first_diagnosis.empty()) v.other_causes.push_back(s.first_diagnosis);
+      else if (!s.first_unexplained.empty()) v.other_causes.push_back(s.first_unexplained);
+      v.other_causes.insert(v.other_causes.end(), s.other_causes.begin(), s.other_causes.end());
     } else if (s.failed_assertions == 0 && s.cases > 0 && s.cases_skipped == s.cases) {
       v.kind = VerdictKind::skipped;
       v.cause = no_device_reason().empty() ? "every check was skipped" : no_device_reason();
@@ -211,6 +223,7 @@ void finish_report(const std::string& verdict_override) {
       // in the verdict's cause); the test's name follows when there is room.
       const bool explained = !s.first_diagnosis.empty();
       v.cause = explained ? s.first_diagnosis : s.first_unexplained;
+      if (explained) v.cause_report = s.first_report;
       v.failing_case = explained ? s.first_failure_test : s.first_unexplained_test;
       v.detail = shorten(v.cause);
       const std::string in = " (in \"" + v.failing_case + "\")";
@@ -220,6 +233,7 @@ void finish_report(const std::string& verdict_override) {
       if (explained && !s.first_unexplained.empty() && s.first_unexplained != v.cause)
         v.other_causes.insert(v.other_causes.begin(), s.first_unexplained);
     }
+    if (v.other_causes.size() > other_causes_max) v.other_causes.resize(other_causes_max);
     v.crash = s.crash;
     if (const std::string lost = context_lost_reason(); !lost.empty()) v.not_checked.push_back(lost);
     v.not_checked.insert(v.not_checked.end(), s.unchecked.begin(), s.unchecked.end());

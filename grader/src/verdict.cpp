@@ -70,6 +70,7 @@ std::string to_json(const Verdict& v) {
       {"kind", kind_name(v.kind)},
       {"detail", v.detail},
       {"cause", v.cause},
+      {"cause_report", v.cause_report},
       {"fix", v.fix},
       {"case", v.failing_case},
       {"other_causes", v.other_causes},
@@ -105,6 +106,7 @@ Verdict verdict_from_json(const std::string& text) {
   v.kind = *k;
   v.detail = field<std::string>(j, "detail");
   v.cause = field<std::string>(j, "cause");
+  v.cause_report = field<std::string>(j, "cause_report");
   v.fix = field<std::string>(j, "fix");
   v.failing_case = field<std::string>(j, "case");
   v.other_causes = field<std::vector<std::string>>(j, "other_causes");

@@ -27,6 +27,7 @@ wb::Verdict full_verdict() {
   v.kind = wb::VerdictKind::too_slow;
   v.detail = "the transpose is right but not coalesced";
   v.cause = "the transpose is right but not coalesced: a warp's reads touch 32 sectors \"per\" request\\";
+  v.cause_report = "kernel fault in k, launched here\n  read of 4 bytes outside its array";
   v.fix = "stage a tile in shared memory";
   v.failing_case = "coalescing: sectors per request";
   v.other_causes = {"second", "third"};
@@ -46,6 +47,7 @@ void require_same(const wb::Verdict& a, const wb::Verdict& b) {
   CHECK(a.kind == b.kind);
   CHECK(a.detail == b.detail);
   CHECK(a.cause == b.cause);
+  CHECK(a.cause_report == b.cause_report);
   CHECK(a.fix == b.fix);
   CHECK(a.failing_case == b.failing_case);
   CHECK(a.other_causes == b.other_causes);

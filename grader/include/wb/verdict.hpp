@@ -55,6 +55,8 @@ struct Verdict {
   VerdictKind kind = VerdictKind::wrong;
   std::string detail;        ///< the one line shown after the kind (at most summary_detail_max characters)
   std::string cause;         ///< the whole diagnosis that leads (one line, never cut); "" when correct
+  std::string cause_report;  ///< the whole report behind the cause, where there is one (the CPU backend's
+                             ///< fault report: kernel, place, block, thread, explanation), as lines
   std::string fix;           ///< what to do, where the grader knows it apart from the cause (e.g. not started)
   std::string failing_case;  ///< the test case the cause came from, or ""
   std::vector<std::string> other_causes;  ///< the other failing checks' diagnoses, distinct, at most 10
