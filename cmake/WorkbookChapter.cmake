@@ -147,18 +147,18 @@ endfunction()
 
 # A grader executable: the chapter's grade.cpp objects, the solution, and one `student` object.
 function(_wb_grader_exe exe backend id title student_target student_label)
-  add_executable(${exe} ${ARGN} "${WB_GRADER_MAIN}")
-  target_link_libraries(${exe} PRIVATE wb_${id}_grade_${backend} wb_${id}_solution_${backend} ${student_target}
-                                       wb::grader_${backend})
-  target_compile_definitions(${exe} PRIVATE WB_CHAPTER_ID="${id}" WB_CHAPTER_TITLE="${title}"
-                                            WB_STUDENT_FILE="${student_label}")
+  add_executable(${exe} ${ARGN})
+  target_link_libraries(${exe} PRIVATE wb_${id}_grade_${backend} wb_${id}_solution_${backend} ${student_target})
+  wb_grader_main(${exe} ${backend} ID "${id}" TITLE "${title}" KERNEL_FILE "${student_label}")
 endfunction()
 
-# A test that runs a grader and checks its verdict: EXPECT pass, or fail with output matching REGEX.
+# A test that runs a grader and checks its verdict (cmake/RunGrader.cmake reads the JSON document
+# the grader writes to build/<preset>/verdicts/<test>.json): EXPECT pass, or fail with a verdict
+# whose text matches REGEX.
 function(_wb_grader_test name exe backend id expect regex)
   add_test(NAME ${name}
-    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> -DEXPECT=${expect} "-DREGEX=${regex}"
-            -P "${WB_ROOT}/cmake/RunGrader.cmake")
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DVERDICT=${CMAKE_BINARY_DIR}/verdicts/${name}.json"
+            -DEXPECT=${expect} "-DREGEX=${regex}" -P "${WB_ROOT}/cmake/RunGrader.cmake")
   set_tests_properties(${name} PROPERTIES
     LABELS "chapter;${id};${backend}"
     SKIP_REGULAR_EXPRESSION "verdict: skipped"
@@ -173,9 +173,9 @@ endfunction()
 
 # A test, and a grader for the grade command, that only report the chapter skipped and why.
 function(_wb_skipped_chapter id backend title reason mutants)
-  add_executable(grade-${id}-${backend} "${WB_ROOT}/grader/src/skipped_main.cpp")
-  target_compile_definitions(grade-${id}-${backend} PRIVATE WB_CHAPTER_ID="${id}" WB_CHAPTER_TITLE="${title}"
-                                                            WB_SKIP_REASON="${reason}")
+  set_property(GLOBAL PROPERTY WB_CATALOG_SKIP_${id}_${backend} "${reason}")  # for the catalog
+  add_executable(grade-${id}-${backend})
+  wb_grader_main(grade-${id}-${backend} ${backend} ID "${id}" TITLE "${title}" SKIPPED SKIP_REASON "${reason}")
   set_target_properties(grade-${id}-${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
   foreach(name solution stub ${mutants})
     add_test(NAME ${id}.${backend}.${name} COMMAND ${CMAKE_COMMAND} -E echo "verdict: skipped: ${reason}")
@@ -330,6 +330,12 @@ function(workbook_add_graded id)
                         "copy the stub there (cp ${rel_src}/${CH_KERNEL} tests/stubs/${variant_dir}/) and commit it")
   endif()
   set_property(GLOBAL APPEND PROPERTY WB_STUB_PAIRS "${rel_src}/${CH_KERNEL}=tests/stubs/${variant_dir}/${CH_KERNEL}")
+  # What the catalog (wb_write_catalog) says of it.
+  set_property(GLOBAL PROPERTY WB_CATALOG_TITLE_${id} "${CH_TITLE}")
+  set_property(GLOBAL PROPERTY WB_CATALOG_FOLDER_${id} "${rel_src}")
+  set_property(GLOBAL PROPERTY WB_CATALOG_KERNEL_${id} "${rel_src}/${CH_KERNEL}")
+  set_property(GLOBAL PROPERTY WB_CATALOG_STUB_${id} "tests/stubs/${variant_dir}/${CH_KERNEL}")
+  set_property(GLOBAL PROPERTY WB_CATALOG_SOLUTION_${id} "${CH_SOLUTION_DIR}/${CH_KERNEL}")
 
   foreach(backend IN LISTS WB_BACKENDS)
     if(CH_TORCH AND NOT backend IN_LIST WB_TORCH_BACKENDS)
@@ -394,4 +400,66 @@ function(workbook_add_graded id)
     _wb_add_variants(${id} ${backend} MUTANTS ${CH_MUTANTS})
     _wb_add_variants(${id} ${backend} ACCEPTED ${CH_ACCEPTED})
   endforeach()
+endfunction()
+
+# wb_write_catalog(<file>): every chapter and exercise this build grades, in the grade command's
+# order, as one JSON document (docs/command-line.md, "The catalog"): for each, its id, title,
+# folder, the learner's kernel file, its pristine stub, the solution, the page with its hints,
+# and per backend of this build the grader's target (and the instrumented ones of the CPU
+# backend's check and profile) or why it is skipped there.
+function(wb_write_catalog file)
+  get_property(ids GLOBAL PROPERTY WB_CHAPTERS)
+  set(doc "{}")
+  string(JSON doc SET "${doc}" schema 1)
+  set(backends "[]")
+  set(i 0)
+  foreach(backend IN LISTS WB_BACKENDS)
+    string(JSON backends SET "${backends}" ${i} "\"${backend}\"")
+    math(EXPR i "${i} + 1")
+  endforeach()
+  string(JSON doc SET "${doc}" backends "${backends}")
+  string(JSON doc SET "${doc}" graded "[]")
+  set(n 0)
+  foreach(id IN LISTS ids)
+    set(entry "{}")
+    string(JSON entry SET "${entry}" id "\"${id}\"")
+    set(kind chapter)
+    if(id MATCHES "^x")
+      set(kind exercise)
+    endif()
+    string(JSON entry SET "${entry}" kind "\"${kind}\"")
+    foreach(key TITLE FOLDER KERNEL STUB SOLUTION)
+      get_property(value GLOBAL PROPERTY WB_CATALOG_${key}_${id})
+      string(REPLACE "\\" "\\\\" value "${value}")
+      string(REPLACE "\"" "\\\"" value "${value}")
+      string(TOLOWER "${key}" name)
+      if(name STREQUAL "kernel")
+        set(name kernel_file)
+      endif()
+      string(JSON entry SET "${entry}" ${name} "\"${value}\"")
+    endforeach()
+    get_property(folder GLOBAL PROPERTY WB_CATALOG_FOLDER_${id})
+    string(JSON entry SET "${entry}" hints "\"${folder}/README.md\"")
+    set(per "{}")
+    foreach(backend IN LISTS WB_BACKENDS)
+      set(b "{}")
+      get_property(skip GLOBAL PROPERTY WB_CATALOG_SKIP_${id}_${backend})
+      string(JSON b SET "${b}" grade "\"grade-${id}-${backend}\"")
+      if(skip)
+        string(REPLACE "\"" "\\\"" skip "${skip}")
+        string(JSON b SET "${b}" skipped "\"${skip}\"")
+      else()
+        string(JSON b SET "${b}" skipped null)
+      endif()
+      if(backend STREQUAL "cpu" AND NOT skip)
+        string(JSON b SET "${b}" inspect "\"inspect-${id}-cpu\"")
+        string(JSON b SET "${b}" inspect_solution "\"inspect-${id}-solution-cpu\"")
+      endif()
+      string(JSON per SET "${per}" ${backend} "${b}")
+    endforeach()
+    string(JSON entry SET "${entry}" targets "${per}")
+    string(JSON doc SET "${doc}" graded ${n} "${entry}")
+    math(EXPR n "${n} + 1")
+  endforeach()
+  file(CONFIGURE OUTPUT "${file}" CONTENT "${doc}\n" @ONLY)
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Finds, or installs, what one workbook command needs, and nothing it does not:
 #   bash cmake/setup.sh grade   to build and grade: a C++17 compiler, CMake >= 3.24, Ninja, Catch2 v3,
+#                               nlohmann_json (the verdicts' JSON), CLI11 (the command's arguments),
 #                               Boost.Context (the CPU backend's fibers; not with WB_PRESET=gpu, the
 #                               CUDA backend alone);
 #                               and for chapter 05 (optional) torch and pytest in the project's
@@ -48,7 +49,8 @@ cache_key() {  # the files chapter 05's step found
   done
   files+=("$venv/bin/python3" /usr/lib/cmake/Catch2/Catch2Config.cmake /usr/lib/*/cmake/Catch2/Catch2Config.cmake
           /usr/local/lib/cmake/Catch2/Catch2Config.cmake /usr/local/lib/*/cmake/Catch2/Catch2Config.cmake
-          /usr/lib/*/cmake/boost_context-*/boost_context-config.cmake)
+          /usr/lib/*/cmake/boost_context-*/boost_context-config.cmake
+          /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake/CLI11/CLI11Config.cmake)
   echo "$what ${WB_TORCH:-ON} ${WB_PRESET:-} $venv ${CMAKE_PREFIX_PATH:-}"
   stat -L -c '%n %Y' "${files[@]}" 2>/dev/null || true
 }
@@ -82,6 +84,20 @@ have_boost_context() {
   return 1
 }
 
+# have_cmake_package NAME HEADER: NAME's CMake package config (Debian puts header-only libraries'
+# in /usr/share/cmake), or its HEADER under a CMAKE_PREFIX_PATH entry (a GPU machine's own prefix).
+have_cmake_package() {
+  local d prefixes=${CMAKE_PREFIX_PATH:-}
+  for d in /usr/share/cmake /usr/lib/cmake /usr/lib/*/cmake /usr/local/share/cmake /usr/local/lib/cmake \
+           /usr/local/lib/*/cmake /opt/homebrew/share/cmake /opt/homebrew/lib/cmake; do
+    [[ -f "$d/$1/$1Config.cmake" || -f "$d/$1/$1-config.cmake" ]] && return 0
+  done
+  for d in ${prefixes//;/ }; do
+    [[ -f "$d/include/$2" ]] && return 0
+  done
+  return 1
+}
+
 cmake_ok() {
   command -v cmake >/dev/null || return 1
   local v; v=$(cmake --version | head -n1 | awk '{print $3}')
@@ -94,6 +110,8 @@ missing() {
   command -v ninja >/dev/null      || echo ninja-build
   command -v c++ >/dev/null        || echo g++
   have_catch2                      || echo libcatch2-dev
+  have_cmake_package nlohmann_json nlohmann/json.hpp || echo nlohmann-json3-dev
+  have_cmake_package CLI11 CLI/CLI.hpp               || echo libcli11-dev
   # The CPU backend's fibers; the CUDA backend alone (WB_PRESET=gpu) needs no Boost.
   [[ ${WB_PRESET:-} == gpu ]] || have_boost_context || echo libboost-context-dev
   if [[ $what == test || $what == all ]]; then
@@ -119,8 +137,8 @@ explain() {  # packages...
   fi
   echo "setup: install them, e.g.:" >&2
   echo "  $(apt_command "$@")" >&2
-  echo "setup: on macOS with Homebrew: brew install cmake ninja catch2 boost doxygen graphviz" >&2
-  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, Boost.Context (grade); GNU patch (test); Doxygen, Graphviz (docs)" >&2
+  echo "setup: on macOS with Homebrew: brew install cmake ninja catch2 nlohmann-json cli11 boost doxygen graphviz" >&2
+  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, nlohmann_json 3, CLI11 2, Boost.Context (grade); GNU patch (test); Doxygen, Graphviz (docs)" >&2
 }
 
 can_apt() { ((!check_only)) && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; }

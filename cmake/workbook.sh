@@ -4,8 +4,11 @@
 # usage: bash cmake/workbook.sh <command> [arguments]
 #
 # For the learner:
-#   grade [NN ...] [--verbose]  build and grade your kernels: every chapter and exercise, or the ones
-#                               named; --verbose prints the grader's whole log, not only its verdict
+#   grade [NN ...] [--verbose] [--json]
+#                               build and grade your kernels: every chapter and exercise, or the ones
+#                               named; --verbose prints the grader's whole log, not only its verdict;
+#                               --json prints every chapter's and exercise's last verdict as JSON
+#                               (also kept in build/<preset>/grades.json), the grading on stderr
 #   status [NN ...]             the last grade of every chapter and exercise (nothing is rebuilt)
 #   hint NN [N | --reset]       the next hint for chapter or exercise NN, one at a time (N: that one)
 #   watch [NN ...]              re-grade a chapter or exercise each time you save its file (Ctrl-C stops)
@@ -46,6 +49,8 @@ wb_init() {
   dir=${WB_BUILD_DIR:-$root/build/$preset}
   [[ $dir == /* ]] || dir="$PWD/$dir"
   state_dir=${WB_STATE_DIR:-$root/build}  # hints shown, backups: the same for every backend
+  # The build's reader and writer of verdicts (cli/verdicts.cpp): no grader output is read as text.
+  verdicts=${WB_VERDICTS:-$dir/cli/wb-verdicts}
   jobs=${WB_JOBS:-$(nproc 2>/dev/null || echo 2)}
 }
 
@@ -212,11 +217,12 @@ last_place() {  # progress-file log
   echo "in \"$test\"${section:+, section \"$section\"}${captured:+ ($captured)}"
 }
 
-# read_status FILE: a status file's verdict<TAB>detail<TAB>speed into st_verdict, st_detail and
-# st_speed (`read` with IFS=tab would merge an empty detail into the speed).
+# read_status FILE: a verdict document's kind, detail (with what was not checked) and speed into
+# st_verdict, st_detail and st_speed, as wb-verdicts gives them: kind<TAB>detail<TAB>speed
+# (`read` with IFS=tab would merge an empty detail into the speed).
 read_status() {
   local line="" rest
-  IFS= read -r line <"$1" || true
+  line=$("$verdicts" status "$1") || line="?"$'\t'"unreadable verdict ${1#"$root/"}"$'\t'
   st_verdict=${line%%$'\t'*}
   rest=""
   [[ $line == *$'\t'* ]] && rest=${line#*$'\t'}
@@ -226,27 +232,49 @@ read_status() {
   return 0
 }
 
-# run_grader ID STATUS PROGRESS: the learner's grader, its output on stdout, its exit status returned.
-# A grader that dies of a signal leaves no core file and no "Segmentation fault" from this shell.
+# run_grader ID VERDICT PROGRESS: the learner's grader, its output on stdout, its exit status
+# returned; it writes its verdict document to VERDICT. A grader that dies of a signal leaves no
+# core file and no "Segmentation fault" from this shell.
 run_grader() {
   local rc=0
-  { (ulimit -c 0; WB_STATUS_FILE="$2" WB_PROGRESS_FILE="$3" exec "$dir/grade-$1-$backend" 2>&1) || rc=$?; } 2>/dev/null
+  { (ulimit -c 0; WB_VERDICT_FILE="$2" WB_PROGRESS_FILE="$3" exec "$dir/grade-$1-$backend" 2>&1) || rc=$?; } 2>/dev/null
   return "$rc"
 }
 
+# build_verdicts_tool: wb-verdicts, when a grader's build failed before it was built.
+build_verdicts_tool() {
+  [[ -z ${WB_VERDICTS:-} ]] || return 0
+  cmake --build "$dir" --target wb-verdicts -j "$jobs" >"$dir/wb-verdicts.log" 2>&1 ||
+    { cat "$dir/wb-verdicts.log" >&2; echo "grade: could not build the verdicts' reader, wb-verdicts" >&2; exit 1; }
+}
+
+# write_verdict ID KIND DETAIL [--crash-signal SIG]: a verdict the command concludes itself
+# (does not compile, crashed), as a document beside the graders' own.
+write_verdict() {
+  local c=$1 kind=$2 detail=$3
+  shift 3
+  "$verdicts" write "$dir/grades/$c.json" --id "$c" --kind "$kind" --detail "$detail" \
+    --kernel-file "$(kernel_file "$c")" --backend "$backend" "$@"
+}
+
 # grade_one ID VERBOSE: builds and runs one grader, prints its verdict block, and leaves its
-# status (verdict<TAB>detail<TAB>speed) in $dir/grades/ID.status and its log beside it.
+# verdict document in $dir/grades/ID.json and its log beside it.
 grade_one() {
   local c=$1 verbose=$2 g="$dir/grades"
-  local log="$g/$c.log" status="$g/$c.status" progress="$g/$c.progress" rc=0
+  local log="$g/$c.log" status="$g/$c.json" progress="$g/$c.progress" rc=0
   local verdict detail speed folder
   folder=$(src_dir "$c")
   mkdir -p "$g"
-  rm -f "$status" "$progress"
+  rm -f "$status" "$progress" "$g/$c.status"
   echo "== $c: building"
-  if ! cmake --build "$dir" --target "grade-$c-$backend" -j "$jobs" >"$log" 2>&1; then
+  # wb-verdicts, which reads the verdict, in the same build (one ninja run: a grade after no
+  # change costs nothing more); the build's own unless WB_VERDICTS names one.
+  local tool=(wb-verdicts)
+  [[ -z ${WB_VERDICTS:-} ]] || tool=()
+  if ! cmake --build "$dir" --target "${tool[@]}" "grade-$c-$backend" -j "$jobs" >"$log" 2>&1; then
+    build_verdicts_tool
     detail=$(first_error "$log" "$folder")
-    printf 'does not compile\t%s\t\n' "$detail" >"$status"
+    write_verdict "$c" "does not compile" "$detail"
     echo "   does not compile: $detail"
     echo "   (whole compiler output: ${log#"$root/"})"
     return
@@ -259,8 +287,8 @@ grade_one() {
     # passed and the timing began (a GPU's timing takes seconds), then the verdict block.
     run_grader "$c" "$status" "$progress" | tee -a "$log" |
       { grep --line-buffered '^  correct so far: ' || true; } || rc=${PIPESTATUS[0]}
-    # The verdict block the grader ends with.
-    sed -n '/^==== /,$p' "$log" | grep -E '^(==== |  (verdict|not checked|speed):)' || true
+    # The verdict block the grader ended with, from its verdict document.
+    [[ -f $status ]] && "$verdicts" block "$status"
   fi
   if ((rc > 128)); then
     local sig where
@@ -268,22 +296,21 @@ grade_one() {
     where=$(last_place "$progress" "$log")
     detail="$sig${where:+ $where}"
     if [[ -f $status ]]; then  # Catch2 caught the signal: the grader wrote a verdict, then died
-      local prior=""
-      read_status "$status"
-      verdict=$st_verdict prior=$st_detail
-      if [[ $prior == SIG*": "* ]]; then
-        prior=${prior#*: }
-        detail+=": ${prior% (in \"*\")}"  # what the grader made of the signal (its case is named already)
-      elif [[ -n $prior && $prior != SIG* ]]; then
-        detail+="; before it: $verdict: $prior"
+      local why
+      if [[ -n $("$verdicts" get "$status" crash.signal) ]]; then
+        why=$("$verdicts" get "$status" crash.explanation)  # what the grader made of the signal
+        [[ -n $why ]] && detail+=": $why"
+      else
+        read_status "$status"
+        [[ -n $st_detail ]] && detail+="; before it: $st_verdict: $st_detail"
       fi
     fi
     detail=$(shorten "$detail")
-    printf 'crashed\t%s\t\n' "$detail" >"$status"
+    write_verdict "$c" crashed "$detail" --crash-signal "$sig"
     echo "  verdict: crashed: $detail"
   elif [[ ! -f $status ]]; then
     detail=$(shorten "the grader ended (exit status $rc) without a verdict$(w=$(last_place "$progress" "$log"); echo "${w:+ $w}")")
-    printf 'crashed\t%s\t\n' "$detail" >"$status"
+    write_verdict "$c" crashed "$detail"
     echo "  verdict: crashed: $detail"
   fi
   echo "   (full log: ${log#"$root/"})"
@@ -302,8 +329,8 @@ print_summary() {  # ids...
   printf '  %-18s %-17s %s\n' "chapter" "verdict" "why / speed"
   for c in "$@"; do
     verdict="?" detail="" speed=""
-    if [[ -f $dir/grades/$c.status ]]; then
-      read_status "$dir/grades/$c.status"
+    if [[ -f $dir/grades/$c.json ]]; then
+      read_status "$dir/grades/$c.json"
       verdict=$st_verdict detail=$st_detail speed=$st_speed
     fi
     why=$detail
@@ -312,22 +339,37 @@ print_summary() {  # ids...
   done
 }
 
+# The grades document (docs/verdict-schema.md): every chapter's and exercise's last verdict, from
+# the build's catalog and the verdict documents in grades/, on stdout and in $dir/grades.json.
+grades_document() {
+  "$verdicts" document --catalog "$dir/catalog.json" --grades "$dir/grades" --backend "$backend" \
+    --out "$dir/grades.json"
+}
+
 cmd_grade() {
-  local verbose=0 names=() a
+  local verbose=0 json=0 names=() a
   for a in "$@"; do
     case $a in
       -v|--verbose) verbose=1 ;;
-      -*) echo "grade: unknown option '$a' (only --verbose)" >&2; exit 2 ;;
+      --json) json=1 ;;
+      -*) echo "grade: unknown option '$a' (--verbose, --json)" >&2; exit 2 ;;
       *) names+=("$a") ;;
     esac
   done
   resolve_all "${names[@]}"  # before configuring: a typo is answered at once
   local wanted=("${targets[@]}")
-  [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
-  if ((${#names[@]} == 0)); then resolve_all; wanted=("${targets[@]}"); fi
-  local c
-  for c in "${wanted[@]}"; do grade_one "$c" "$verbose"; done
-  print_summary "${wanted[@]}"
+  {
+    [[ -n ${WB_NO_CONFIGURE:-} ]] || configure "$preset" grade "$dir"
+    if ((${#names[@]} == 0)); then resolve_all; wanted=("${targets[@]}"); fi
+    local c
+    for c in "${wanted[@]}"; do grade_one "$c" "$verbose"; done
+    print_summary "${wanted[@]}"
+  } >&$((json ? 2 : 1))  # --json: the grading on stderr, the document alone on stdout
+  if ((json)); then
+    grades_document
+  else
+    grades_document >/dev/null
+  fi
 }
 
 # ---- status -----------------------------------------------------------------------------------
@@ -347,7 +389,7 @@ cmd_status() {
   printf '  %-18s %-17s %s\n' "chapter" "verdict" "why / last speed"
   for c in "${targets[@]}"; do
     n=$((n + 1))
-    f="$dir/grades/$c.status"
+    f="$dir/grades/$c.json"
     if [[ ! -f $f ]]; then
       printf '  %-18s %-17s %s\n' "$c" "not graded" "run: $me grade ${c%%-*}"
       continue
@@ -373,7 +415,7 @@ cmd_status() {
   # The other backend's grades are kept in its own build folder.
   local other=gpu other_backend=cuda
   [[ $backend == cuda ]] && other=cpu other_backend=cpu
-  if [[ -z ${WB_BUILD_DIR:-} ]] && compgen -G "$root/build/$other/grades/*.status" >/dev/null; then
+  if [[ -z ${WB_BUILD_DIR:-} ]] && compgen -G "$root/build/$other/grades/*.json" >/dev/null; then
     echo "Grades on the $([[ $other == gpu ]] && echo GPU || echo "CPU backend") are kept apart: WB_BACKEND=$other_backend $me status"
   fi
 }
@@ -680,7 +722,7 @@ cmd_check() {
     exe="$dir/inspect-$id-cpu"
     spec=$(small_case "$exe")
     echo "== $id: running ${spec//\\/} instrumented: every shared-memory access checked, every global access placed"
-    { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "$exe" "$spec" 2>&1) || true; } >>"$g/$id.check.log" 2>/dev/null
+    { (ulimit -c 0; env -u WB_VERDICT_FILE WB_SANITIZER_CHILD=1 "$exe" "$spec" 2>&1) || true; } >>"$g/$id.check.log" 2>/dev/null
     emu_fault_summary "$g/$id.check.log" | sed 's/^/  /'
     echo "  (CPU backend: what a GPU's compute-sanitizer would find, as the emulation sees it; full log: ${g#"$root/"}/$id.check.log)"
     return 0
@@ -699,7 +741,7 @@ cmd_check() {
     echo "== $id: compute-sanitizer --tool $tool on ${spec//\\/}" >&2
     local command=(compute-sanitizer --tool "$tool" --error-exitcode 86 --print-limit 20 "$exe" "$spec")
     if [[ -n ${WB_PRINT_COMMAND:-} ]]; then echo "   ${command[*]}"; continue; fi
-    { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >"$log" 2>/dev/null
+    { (ulimit -c 0; env -u WB_VERDICT_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >"$log" 2>/dev/null
     sanitizer_summary "$tool" "$log" | sed 's/^/  /'
   done
   echo "  (logs: ${g#"$root/"}/$id.check-<tool>.log)"
@@ -828,7 +870,7 @@ cmd_profile() {
       exe="$dir/inspect-$id-cpu"
       [[ $who == solution ]] && exe="$dir/inspect-$id-solution-cpu"
       rm -f "$g/$id.profile-$who.tsv"
-      { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 WB_EMU_PROFILE="$g/$id.profile-$who.tsv" "$exe" "$spec" 2>&1) || true; } \
+      { (ulimit -c 0; env -u WB_VERDICT_FILE WB_SANITIZER_CHILD=1 WB_EMU_PROFILE="$g/$id.profile-$who.tsv" "$exe" "$spec" 2>&1) || true; } \
         >>"$g/$id.profile.log" 2>/dev/null
       echo
       echo "$who (${spec//\\/}), per source line, summed over the run's launches:"
@@ -855,7 +897,7 @@ cmd_profile() {
     if [[ -n ${WB_PRINT_COMMAND:-} ]]; then printf '  '; printf ' %q' "${command[@]}"; echo; continue; fi
     echo "== $id: Nsight Compute on $who ($spec; the first launches of each kernel of namespace student)"
     rm -f "$csv"
-    { (ulimit -c 0; env -u WB_STATUS_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >>"$g/$id.profile.log" 2>/dev/null
+    { (ulimit -c 0; env -u WB_VERDICT_FILE WB_SANITIZER_CHILD=1 "${command[@]}" 2>&1) || true; } >>"$g/$id.profile.log" 2>/dev/null
     ncu_table "$csv" >"$g/$id.profile-$who.tsv" 2>/dev/null || true
   done
   [[ -n ${WB_PRINT_COMMAND:-} ]] && return 0

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "report_internal.hpp"
 #include "wb/cuda_check.hpp"
 #include "wb/device.hpp"
 #include "wb/report.hpp"
@@ -103,7 +104,11 @@ void fail_with_cuda_error(const std::string& what, cudaError_t code, const std::
     if (hint.find(". ") != std::string::npos || !headline_override.empty()) message += "\n  " + hint;
   }
   if (const std::string lost_note = recover_from(what, code); !lost_note.empty()) message += "\n  " + lost_note;
-  note_error(headline);
+  std::string report;
+#ifdef WB_EMU
+  if (code == cudaErrorLaunchFailure && headline_override.empty()) report = wb_emu::last_fault_message();
+#endif
+  note_error_with_report(headline, report);
   FAIL(message);
   throw std::logic_error("unreachable");  // FAIL throws; this keeps [[noreturn]] honest
 }

@@ -22,19 +22,12 @@
 #include <wb_emu/launch.hpp>
 #endif
 
+#include "report_internal.hpp"
 #include "wb/compare.hpp"
 #include "wb/device.hpp"
+#include "wb/grader_info.hpp"
 #include "wb/speed.hpp"
-
-#ifndef WB_CHAPTER_ID
-#define WB_CHAPTER_ID "chapter"
-#endif
-#ifndef WB_CHAPTER_TITLE
-#define WB_CHAPTER_TITLE ""
-#endif
-#ifndef WB_STUDENT_FILE
-#define WB_STUDENT_FILE "the chapter's kernel file"
-#endif
+#include "wb/verdict.hpp"
 
 namespace wb {
 namespace {
@@ -46,11 +39,15 @@ struct State {
   int failures_not_started = 0;  // failed comparisons where nothing was written
   int failures_noted = 0;        // failed comparisons and errors noted with a diagnosis
   std::string first_diagnosis;   // the first wrong-answer explanation, in the chapter's terms
+  std::string first_report;      // the whole report behind it (a CPU backend fault's), or ""
   std::string first_failure_test;
   std::string first_unexplained;  // an assertion failure the grader did not explain itself
+  std::string first_unexplained_test;
+  std::vector<std::string> other_causes;  // the other failures' diagnoses, distinct
+  std::optional<Crash> crash;    // a fatal signal Catch2 caught
   std::vector<SpeedNote> speeds;
   int too_slow = 0;              // failures that are about speed, not correctness
-  std::string too_slow_why;
+  std::string too_slow_why, too_slow_test;
   int cases = 0, cases_skipped = 0;
   std::string crash_hint;        // set by a live CrashHint
   std::vector<std::string> unchecked;  // what this run could not check
@@ -77,6 +74,17 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// The verdict's other_causes: at most this many (docs/verdict-schema.md).
+constexpr std::size_t other_causes_max = 10;
+
+// A diagnosis besides the leading one, kept (once, ten at most) for the verdict's other_causes.
+void note_other_cause(State& s, const std::string& what) {
+  if (what.empty() || what == s.first_diagnosis || s.other_causes.size() >= other_causes_max) return;
+  for (const auto& o : s.other_causes)
+    if (o == what) return;
+  s.other_causes.push_back(what);
+}
+
 }  // namespace
 
 void note_failure(const Comparison& c) {
@@ -84,19 +92,28 @@ void note_failure(const Comparison& c) {
   std::lock_guard<std::mutex> lock(s.m);
   ++s.failures_noted;
   if (c.pattern == Pattern::nothing_written) ++s.failures_not_started;
-  if (s.first_diagnosis.empty() && c.pattern != Pattern::nothing_written) {
-    s.first_diagnosis = c.diagnosis + (c.context.empty() ? "" : " [" + c.context + "]");
+  if (c.pattern == Pattern::nothing_written) return;
+  const std::string what = one_line(c.diagnosis + (c.context.empty() ? "" : " [" + c.context + "]"));
+  if (s.first_diagnosis.empty()) {
+    s.first_diagnosis = what;
     s.first_failure_test = s.current_test;
+  } else {
+    note_other_cause(s, what);
   }
 }
 
-void note_error(const std::string& what) {
+void note_error(const std::string& what) { note_error_with_report(what, ""); }
+
+void note_error_with_report(const std::string& what, const std::string& report) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
   ++s.failures_noted;
   if (s.first_diagnosis.empty()) {
-    s.first_diagnosis = what;
+    s.first_diagnosis = one_line(what);
+    s.first_report = report;
     s.first_failure_test = s.current_test;
+  } else {
+    note_other_cause(s, one_line(what));
   }
 }
 
@@ -130,7 +147,10 @@ CrashHint::~CrashHint() {
 void note_too_slow(const std::string& why) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
-  if (!s.too_slow++) s.too_slow_why = why;
+  if (!s.too_slow++) {
+    s.too_slow_why = why;
+    s.too_slow_test = s.current_test;
+  }
 }
 
 void note_speed(const SpeedNote& note) {
@@ -161,63 +181,75 @@ void announce_timing() {
 
 void finish_report(const std::string& verdict_override) {
   auto& s = state();
-  std::string verdict, detail, speed;
-  std::vector<std::string> unchecked;
+  Verdict v;
+  v.id = grader_info.id;
+  v.title = grader_info.title;
+  v.kernel_file = grader_info.kernel_file;
+  v.backend = grader_info.backend;
+  v.device = cpu_backend() ? "the CPU backend" : device_name();
   {
     std::lock_guard<std::mutex> lock(s.m);
     if (s.finished) return;
     s.finished = true;
-    if (!verdict_override.empty()) {
+    if (!verdict_override.empty()) {  // the watchdog's: "wrong\t<why>"
       auto tab = verdict_override.find('\t');
-      verdict = verdict_override.substr(0, tab);
-      detail = tab == std::string::npos ? "" : verdict_override.substr(tab + 1);
+      v.kind = kind_from_name(verdict_override.substr(0, tab)).value_or(VerdictKind::wrong);
+      v.cause = tab == std::string::npos ? "" : one_line(verdict_override.substr(tab + 1));
+      v.detail = v.cause;
+      v.failing_case = s.current_test;
+      // What failed before the kernel that never ended, so that it is not lost with the run.
+      if (!s.first_diagnosis.empty()) v.other_causes.push_back(s.first_diagnosis);
+      else if (!s.first_unexplained.empty()) v.other_causes.push_back(s.first_unexplained);
+      v.other_causes.insert(v.other_causes.end(), s.other_causes.begin(), s.other_causes.end());
     } else if (s.failed_assertions == 0 && s.cases > 0 && s.cases_skipped == s.cases) {
-      verdict = "skipped";
-      detail = no_device_reason().empty() ? "every check was skipped" : no_device_reason();
+      v.kind = VerdictKind::skipped;
+      v.cause = no_device_reason().empty() ? "every check was skipped" : no_device_reason();
+      v.detail = v.cause;
     } else if (s.failed_assertions == 0) {
-      verdict = "correct";
+      v.kind = VerdictKind::correct;
     } else if (s.too_slow > 0 && s.too_slow == s.failed_assertions) {
-      verdict = "too slow";
-      detail = s.too_slow_why;
+      v.kind = VerdictKind::too_slow;
+      v.cause = one_line(s.too_slow_why);
+      v.detail = v.cause;
+      v.failing_case = s.too_slow_test;
     } else if (s.failures_not_started == s.failed_assertions) {
-      verdict = "not started";
-      detail = "edit " WB_STUDENT_FILE " (look for // TODO:)";
+      v.kind = VerdictKind::not_started;
+      v.cause = "every failed check found nothing written: the kernel does not write its output yet";
+      v.fix = std::string("edit ") + grader_info.kernel_file + " (look for // TODO:)";
+      v.detail = v.fix;
     } else {
-      verdict = "wrong";
-      // The first diagnosis leads, cut to fit one line (the whole of it is in the log above);
-      // the test's name follows when there is room.
-      detail = shorten(!s.first_diagnosis.empty() ? s.first_diagnosis : s.first_unexplained);
-      const std::string in = " (in \"" + s.first_failure_test + "\")";
-      if (!s.first_failure_test.empty() && !s.first_diagnosis.empty() && detail.size() + in.size() <= summary_detail_max)
-        detail += in;
+      v.kind = VerdictKind::wrong;
+      // The first diagnosis leads, cut to fit one line (the whole of it is in the log above and
+      // in the verdict's cause); the test's name follows when there is room.
+      const bool explained = !s.first_diagnosis.empty();
+      v.cause = explained ? s.first_diagnosis : s.first_unexplained;
+      if (explained) v.cause_report = s.first_report;
+      v.failing_case = explained ? s.first_failure_test : s.first_unexplained_test;
+      v.detail = shorten(v.cause);
+      const std::string in = " (in \"" + v.failing_case + "\")";
+      if (explained && !v.failing_case.empty() && v.detail.size() + in.size() <= summary_detail_max) v.detail += in;
+      if (!explained) v.detail = shorten(v.cause + in);  // as before: the case is part of the message
+      v.other_causes = s.other_causes;
+      if (explained && !s.first_unexplained.empty() && s.first_unexplained != v.cause)
+        v.other_causes.insert(v.other_causes.begin(), s.first_unexplained);
     }
-    if (const std::string lost = context_lost_reason(); !lost.empty()) unchecked.push_back(lost);
-    unchecked.insert(unchecked.end(), s.unchecked.begin(), s.unchecked.end());
+    if (v.other_causes.size() > other_causes_max) v.other_causes.resize(other_causes_max);
+    v.crash = s.crash;
+    if (const std::string lost = context_lost_reason(); !lost.empty()) v.not_checked.push_back(lost);
+    v.not_checked.insert(v.not_checked.end(), s.unchecked.begin(), s.unchecked.end());
     for (const auto& sp : s.speeds) {
       std::ostringstream o;
       o << format_ratio(sp.ratio) << "x the solution: " << speed_level(sp.ratio);
       if (!sp.detail.empty()) o << " (" << sp.detail << ")";
       if (sp.minimum > 0 && sp.ratio < sp.minimum) o << "; at least " << format_ratio(sp.minimum) << "x is needed to pass";
-      speed = o.str();
+      v.speed = o.str();
+      v.speeds.push_back({sp.ratio, sp.minimum, sp.detail});
     }
-    if (speed.empty() && verdict == "correct")
-      speed = cpu_backend() ? "not timed: the CPU backend's times say nothing about a GPU" : "not timed";
+    if (v.speed.empty() && v.kind == VerdictKind::correct)
+      v.speed = cpu_backend() ? "not timed: the CPU backend's times say nothing about a GPU" : "not timed";
   }
-  std::ostringstream out;
-  out << "\n==== " << WB_CHAPTER_ID << (std::string(WB_CHAPTER_TITLE).empty() ? "" : " (" WB_CHAPTER_TITLE ")")
-      << " on " << (cpu_backend() ? "the CPU backend" : device_name()) << " ====\n";
-  out << "  verdict: " << verdict << (detail.empty() ? "" : ": " + detail) << "\n";
-  std::string summary = detail;  // the status file's "why": the detail, then what was not checked
-  for (const auto& u : unchecked) {
-    out << "  not checked: " << u << "\n";
-    summary += (summary.empty() ? "" : "; ") + std::string("not checked: ") + u;
-  }
-  if (!speed.empty()) out << "  speed:   " << speed << "\n";
-  std::cout << out.str() << std::flush;
-  if (const char* path = std::getenv("WB_STATUS_FILE")) {
-    std::ofstream f(path);
-    f << verdict << "\t" << one_line(summary) << "\t" << one_line(speed) << "\n";
-  }
+  std::cout << verdict_block(v) << std::flush;
+  write_requested_files(v);
 }
 
 namespace {
@@ -227,7 +259,7 @@ class Listener : public Catch::EventListenerBase {
   using Catch::EventListenerBase::EventListenerBase;
 
   void testRunStarting(Catch::TestRunInfo const&) override {
-    std::cout << "Grading " WB_STUDENT_FILE " on "
+    std::cout << "Grading " << grader_info.kernel_file << " on "
               << (cpu_backend() ? "the CPU backend (no GPU: correctness only, timing skipped)"
                                 : (device_available() ? device_name() : "the CUDA backend: " + no_device_reason()))
               << "\n";
@@ -251,13 +283,22 @@ class Listener : public Catch::EventListenerBase {
       std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
       if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
       // Catch2 reports a fatal signal as a failure whose message names it ("SIGSEGV - ...")
-      if (!s.crash_hint.empty() && msg.rfind("SIG", 0) == 0) msg += ": " + s.crash_hint;
+      if (msg.rfind("SIG", 0) == 0) {
+        std::string why = s.crash_hint;
 #ifdef WB_EMU
-      // the CPU backend said why before the signal came here: a kernel thread overflowed its stack
-      else if (const char* why = msg.rfind("SIG", 0) == 0 ? wb_emu::stack_overflow_summary() : nullptr)
-        msg += std::string(": ") + why;
+        // the CPU backend said why before the signal came here: a kernel thread overflowed its stack
+        if (why.empty())
+          if (const char* overflow = wb_emu::stack_overflow_summary()) why = overflow;
 #endif
-      s.first_unexplained = one_line(msg) + " (in \"" + s.current_test + "\")";
+        s.crash = Crash{one_line(msg), one_line(why)};
+        if (!why.empty()) msg += ": " + why;
+      }
+      s.first_unexplained = one_line(msg);
+      s.first_unexplained_test = s.current_test;
+    } else {
+      std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
+      if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
+      if (one_line(msg) != s.first_unexplained) note_other_cause(s, one_line(msg));
     }
   }
   void testCaseEnded(Catch::TestCaseStats const& stats) override {

@@ -57,8 +57,8 @@ void require_sanitizer_clean(const std::string& tool, const std::string& tag, co
     return;
   }
   const std::string exe = self_path();
-  // The copy writes no status file and runs only the hidden small cases.
-  const std::string command = "env -u WB_STATUS_FILE -u WB_PROGRESS_FILE WB_SANITIZER_CHILD=1 compute-sanitizer --tool " + tool +
+  // The copy writes no verdict file and runs only the hidden small cases.
+  const std::string command = "env -u WB_VERDICT_FILE -u WB_PROGRESS_FILE WB_SANITIZER_CHILD=1 compute-sanitizer --tool " + tool +
                               " --error-exitcode 86 --print-limit 5 " + quoted(exe) + " " + quoted(tag) + " 2>&1";
   std::FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {

@@ -1,11 +1,20 @@
 // The grader of a chapter that cannot be built here (e.g. chapter 05 without libtorch): it says
-// so, as a verdict the grade command shows, and never as a pass.
-#include <cstdlib>
-#include <fstream>
+// so, as a verdict the grade command shows (kind "skipped"), and never as a pass.
 #include <iostream>
 
+#include "wb/grader_info.hpp"
+#include "wb/verdict.hpp"
+
 int main() {
-  std::cout << "\n==== " WB_CHAPTER_ID " (" WB_CHAPTER_TITLE ") ====\n  verdict: skipped: " WB_SKIP_REASON "\n";
-  if (const char* path = std::getenv("WB_STATUS_FILE")) std::ofstream(path) << "skipped\t" WB_SKIP_REASON "\t\n";
+  wb::Verdict v;
+  v.id = wb::grader_info.id;
+  v.title = wb::grader_info.title;
+  v.kernel_file = wb::grader_info.kernel_file;
+  v.backend = wb::grader_info.backend;
+  v.kind = wb::VerdictKind::skipped;
+  v.cause = wb::grader_info.skip_reason;
+  v.detail = v.cause;
+  std::cout << wb::verdict_block(v) << std::flush;
+  wb::write_requested_files(v);
   return 0;
 }

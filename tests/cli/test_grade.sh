@@ -43,11 +43,12 @@ grader() {  # id body: a stand-in grader
   printf '#!/usr/bin/env bash\n%s\n' "$2" >"$dir/grade-$1-cpu"
   chmod +x "$dir/grade-$1-cpu"
 }
-status_of() { cat "$dir/grades/$1.status"; }
+status_of() { "$WB_VERDICTS" status "$dir/grades/$1.json"; }
+# A stand-in grader's verdict document: the grader's own (wb-verdicts write's arguments).
+writes() { printf '"$WB_VERDICTS" write "$WB_VERDICT_FILE" --id %q' "$1"; shift; printf ' %q' "$@"; }
 
 grader 01-naive-add 'echo "lots of Catch2 output"
-printf "\n==== 01-naive-add (naive add) on the CPU backend ====\n  verdict: correct\n  speed:   not timed\n"
-printf "correct\t\tnot timed\n" >"$WB_STATUS_FILE"'
+'"$(writes 01-naive-add --title "naive add" --device "the CPU backend" --kind correct --speed "not timed")"
 out=$(grade_one 01-naive-add 0)
 expect_contains "verdict block" "$out" "==== 01-naive-add (naive add) on the CPU backend ===="
 expect_contains "verdict line" "$out" "  verdict: correct"
@@ -55,22 +56,23 @@ expect_contains "speed line" "$out" "  speed:   not timed"
 expect_contains "points to the log" "$out" "(full log: "
 expect_not_contains "no Catch2 noise without --verbose" "$out" "lots of Catch2 output"
 expect_eq "status" "$(status_of 01-naive-add)" $'correct\t\tnot timed'
+[[ ! -f $dir/grades/01-naive-add.status ]] || fail "a status file beside the verdict document"
 out=$(grade_one 01-naive-add 1)
 expect_contains "--verbose streams the log" "$out" "lots of Catch2 output"
-read_status "$dir/grades/01-naive-add.status"
+read_status "$dir/grades/01-naive-add.json"
 expect_eq "read_status: an empty detail" "$st_detail|$st_speed" "|not timed"
 [[ ! -f $dir/grades/01-naive-add.speed ]] || fail "'not timed' kept as the last speed"
 # The line that says the timing began is shown as it comes, nothing else of the log.
 grader 01-naive-add 'echo "Catch2 output before"
 echo "  correct so far: every check passed; now timing your kernel against the solution"
 echo "Catch2 output after"
-printf "\n==== 01-naive-add (naive add) on NVIDIA H200 ====\n  verdict: correct\n"
-printf "correct\t\t1.00x the solution\n" >"$WB_STATUS_FILE"'
+'"$(writes 01-naive-add --title "naive add" --device "NVIDIA H200" --kind correct --speed "1.00x the solution")"
 out=$(grade_one 01-naive-add 0)
 expect_contains "the timing's announcement" "$out" "  correct so far: every check passed; now timing"
 expect_not_contains "no Catch2 noise around it" "$out" "Catch2 output"
 expect_contains "then the verdict" "$out" "  verdict: correct"
-grader 01-naive-add 'printf "correct\t\t1.01x the solution: at the solution'"'"'s speed\n" >"$WB_STATUS_FILE"'
+expect_contains "the block from the verdict document" "$out" "==== 01-naive-add (naive add) on NVIDIA H200 ===="
+grader 01-naive-add "$(writes 01-naive-add --kind correct --speed "1.01x the solution: at the solution's speed")"
 grade_one 01-naive-add 0 >/dev/null
 expect_eq "the last speed is kept" "$(cat "$dir/grades/01-naive-add.speed")" "1.01x the solution: at the solution's speed"
 
@@ -88,7 +90,8 @@ due to a fatal error condition:
   SIGSEGV - Segmentation violation signal
 
 EOF
-printf "wrong\tSIGSEGV - Segmentation violation signal (in \"y += x...\")\t\n" >"$WB_STATUS_FILE"
+'"$(writes 02-grid-stride --kind wrong --detail 'SIGSEGV - Segmentation violation signal (in "y += x...")' \
+           --crash-signal "SIGSEGV - Segmentation violation signal")"'
 kill -SEGV $$'
 out=$(grade_one 02-grid-stride 0)
 expect_contains "crash after the verdict" "$out" "verdict: crashed: SIGSEGV in \"y += x on pointers that are not 16-byte aligned\" (offset := 1)"
@@ -96,12 +99,16 @@ expect_contains "crash status" "$(status_of 02-grid-stride)" "crashed"$'\t'"SIGS
 
 # The grader named the signal's cause (CPU backend: a kernel thread's stack overflow): the row keeps it.
 grader 02-grid-stride 'printf "a case\t\n" >"$WB_PROGRESS_FILE"
-printf "wrong\tSIGSEGV - Segmentation violation signal: thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack (in \"a case\")\t\n" >"$WB_STATUS_FILE"
+'"$(writes 02-grid-stride --kind wrong \
+           --detail 'SIGSEGV - Segmentation violation signal: thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack (in "a case")' \
+           --crash-signal "SIGSEGV - Segmentation violation signal" \
+           --crash-explanation "thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack")"'
 kill -SEGV $$'
 out=$(grade_one 02-grid-stride 0)
 expect_contains "crash with a named cause" "$out" \
   "verdict: crashed: SIGSEGV in \"a case\": thread (0,0,0), block (0,0,0) of k overflowed its 256 KiB stack"$'\n'
-[[ $out != *'stack (in "a case")'* ]] || fail "crash with a named cause: the case is named twice: $out"
+crashed=$(grep '^  verdict: crashed: ' <<<"$out" || true)
+[[ $crashed != *'stack (in "a case")'* ]] || fail "crash with a named cause: the case is named twice: $crashed"
 
 # Killed before any verdict: the progress file says where.
 grader 03-coalescing 'printf "a large matrix\tthe second half\n" >"$WB_PROGRESS_FILE"; kill -KILL $$'
@@ -109,7 +116,7 @@ out=$(grade_one 03-coalescing 0)
 expect_contains "crash before the verdict" "$out" "verdict: crashed: SIGKILL in \"a large matrix\", section \"the second half\""
 
 # A wrong verdict, then a crash that Catch2 reported: both are in the row.
-grader 04-reduction 'printf "wrong\tthe sum is 3, expected 4\t\n" >"$WB_STATUS_FILE"; printf "a case\t\n" >"$WB_PROGRESS_FILE"; kill -ABRT $$'
+grader 04-reduction "$(writes 04-reduction --kind wrong --detail "the sum is 3, expected 4")"'; printf "a case\t\n" >"$WB_PROGRESS_FILE"; kill -ABRT $$'
 out=$(grade_one 04-reduction 0)
 expect_contains "crash after a wrong verdict" "$out" "verdict: crashed: SIGABRT in \"a case\"; before it: wrong: the sum is 3, expected 4"
 
@@ -125,6 +132,8 @@ cp "$dir/grade-x01-histogram-cpu.compile-error" "$dir/grade-01-naive-add-cpu.com
 out=$(grade_one 01-naive-add 0)
 expect_contains "does not compile" "$out" "does not compile: chapters/01-naive-add/naive_add.cu:20:3: error: expected ';' before 'int'"
 expect_contains "does not compile status" "$(status_of 01-naive-add)" "does not compile"
+expect_eq "does not compile: the verdict's kernel file" "$("$WB_VERDICTS" get "$dir/grades/01-naive-add.json" kind)" \
+  "does not compile"
 
 # The summary has a row for each, crashed ones included.
 out=$(print_summary 01-naive-add 02-grid-stride 03-coalescing 05-autograd)
@@ -133,5 +142,18 @@ expect_contains "summary: crashed" "$out" "crashed           SIGKILL"
 while IFS= read -r line; do
   ((${#line} <= 240)) || fail "summary line longer than 240 characters: $line"
 done <<<"$out"
+
+# ---- the grades document (grade --json): every entry of the catalog, with its last verdict ------
+printf '{"schema": 1, "backends": ["cpu"], "graded": [%s, %s]}\n' \
+  '{"id": "01-naive-add", "kind": "chapter", "title": "naive add", "kernel_file": "chapters/01-naive-add/naive_add.cu"}' \
+  '{"id": "x07-warp-reduce", "kind": "exercise", "title": "warp reduce", "kernel_file": "exercises/07-warp-reduce/k.cu"}' \
+  >"$dir/catalog.json"
+out=$(grades_document)
+expect_contains "document: a graded chapter" "$out" '"id": "01-naive-add"'
+expect_contains "document: its verdict" "$out" '"kind": "does not compile"'
+expect_contains "document: an entry never graded" "$out" '"verdict": null'
+expect_eq "document: kept under the build" "$(cat "$dir/grades.json")" "$out"
+out=$( (cmd_grade --bogus) 2>&1) && fail "grade --bogus must fail" || true
+expect_contains "grade's options" "$out" "--verbose, --json"
 
 finish

@@ -16,7 +16,17 @@ has "grade 1" "$out" "  verdict: "
 has "grade 1" "$out" "(full log: "
 has "grade 1" "$out" "Summary (CPU backend: correctness only"
 [[ $out != *"Randomness seeded to"* ]] || fail "grade 1 printed the grader's log without --verbose"
-[[ -s $WB_BUILD_DIR/grades/01-naive-add.status ]] || fail "no status file for 01-naive-add"
+[[ -s $WB_BUILD_DIR/grades/01-naive-add.json ]] || fail "no verdict document for 01-naive-add"
+[[ -s $WB_BUILD_DIR/grades.json ]] || fail "no grades document, build/.../grades.json"
+
+# --json: the grades document alone on stdout (the grading on stderr), the same as grades.json.
+out=$(bash "$root/cmake/workbook.sh" grade 1 --json 2>/dev/null) || fail "grade 1 --json exited with $?"
+[[ $out == "{"* && $out == *"}" ]] || fail "grade --json: not a JSON object on stdout: $out"
+has "grade 1 --json" "$out" '"id": "01-naive-add"'
+has "grade 1 --json" "$out" '"kernel_file": "chapters/01-naive-add/naive_add.cu"'
+[[ $out == "$(cat "$WB_BUILD_DIR/grades.json")" ]] || fail "grade --json printed other than grades.json"
+n=$(grep -c '^    {$' <<<"$out" || true)
+[[ $n == "$(grep -c . "$WB_BUILD_DIR/chapters.txt")" ]] || fail "grade --json: $n entries, not one per chapter and exercise"
 
 out=$(bash "$root/cmake/workbook.sh" grade naive --verbose 2>&1) || fail "grade naive --verbose exited with $?"
 has "grade naive --verbose" "$out" "Randomness seeded to"

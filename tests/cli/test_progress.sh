@@ -10,14 +10,15 @@ fake_graded x02-scan 1
 g="$dir/grades"
 mkdir -p "$g"
 
-# ---- status: one row per chapter and exercise, from the status files; nothing built ------------
-printf 'correct\t\t1.02x the solution: at the solution'"'"'s speed (2^28 floats: 3500 GB/s)\n' >"$g/01-naive-add.status"
-printf 'wrong\tonly the first 256 elements are right\t\n' >"$g/02-grid-stride.status"
+# ---- status: one row per chapter and exercise, from the verdict documents; nothing built -------
+verdict "$g/01-naive-add.json" --id 01-naive-add --kind correct \
+  --speed "1.02x the solution: at the solution's speed (2^28 floats: 3500 GB/s)"
+verdict "$g/02-grid-stride.json" --id 02-grid-stride --kind wrong --detail "only the first 256 elements are right"
 echo "0.41x the solution: much slower than the solution" >"$g/02-grid-stride.speed"
-printf 'too slow\tnot coalesced\t\n' >"$g/03-coalescing.status"
-printf 'crashed\tSIGSEGV in "a large input"\t\n' >"$g/x01-histogram.status"
+verdict "$g/03-coalescing.json" --id 03-coalescing --kind "too slow" --detail "not coalesced"
+verdict "$g/x01-histogram.json" --id x01-histogram --kind crashed --detail 'SIGSEGV in "a large input"'
 touch -d '-4 hours' "$root"/chapters/*/kernel.cu "$root"/exercises/*/kernel.cu
-touch -d '-3 hours' "$g"/*.status "$g"/*.speed
+touch -d '-3 hours' "$g"/*.json "$g"/*.speed
 touch "$root/chapters/03-coalescing/kernel.cu"  # edited since its last grade
 cmake() { fail "status must not build (cmake $*)"; }
 out=$(cmd_status)
@@ -29,7 +30,7 @@ expect_contains "status crashed" "$out" "x01-histogram      crashed           SI
 expect_contains "status not graded" "$out" "x02-scan           not graded        run: bash cmake/workbook.sh grade x02"
 expect_contains "status tally" "$out" "1 of 5 correct; 1 not graded yet."
 mkdir -p "$root/build/gpu/grades"
-printf 'correct\t\t0.98x the solution\n' >"$root/build/gpu/grades/01-naive-add.status"
+verdict "$root/build/gpu/grades/01-naive-add.json" --id 01-naive-add --kind correct --speed "0.98x the solution"
 out=$(WB_BUILD_DIR= cmd_status)
 expect_contains "status: the other backend's grades" "$out" "Grades on the GPU are kept apart: WB_BACKEND=cuda bash cmake/workbook.sh status"
 out=$(cmd_status hist)

@@ -5,9 +5,28 @@
 # has the signal's name as its status, e.g. "Segmentation fault").
 # The output is searched with newlines turned into spaces. NOT_REGEX=<regex>: it must not match.
 # EMULATOR="<program> <arguments>" runs EXE under it (a cross-compiled test under qemu-user).
+# KIND=<kind> VERDICT=<file.json>: EXE writes its verdict document there ($WB_VERDICT_FILE), and
+# the document's kind must be <kind>.
 separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")
-execute_process(COMMAND ${emulator} "${EXE}" ${ARG} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(env)
+if(DEFINED KIND)
+  file(REMOVE "${VERDICT}")
+  get_filename_component(verdict_dir "${VERDICT}" DIRECTORY)
+  file(MAKE_DIRECTORY "${verdict_dir}")
+  set(env "${CMAKE_COMMAND}" -E env "WB_VERDICT_FILE=${VERDICT}")
+endif()
+execute_process(COMMAND ${env} ${emulator} "${EXE}" ${ARG} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
+if(DEFINED KIND)
+  if(NOT EXISTS "${VERDICT}")
+    message(FATAL_ERROR "expected a verdict document in ${VERDICT}; there is none")
+  endif()
+  file(READ "${VERDICT}" doc)
+  string(JSON got ERROR_VARIABLE bad GET "${doc}" kind)
+  if(bad OR NOT got STREQUAL KIND)
+    message(FATAL_ERROR "expected the verdict's kind to be \"${KIND}\", got \"${got}\" ${bad}")
+  endif()
+endif()
 if(DEFINED RC_MATCHES)
   if(NOT "${rc}" MATCHES "${RC_MATCHES}")
     message(FATAL_ERROR "expected an exit status matching ${RC_MATCHES}, got ${rc}")

@@ -1,7 +1,7 @@
 /// \file
 /// \brief The grader's closing summary: one verdict per chapter (not started / wrong, and why /
 /// correct, with the speed level on a GPU), printed at the end of every grader run and written
-/// to `$WB_STATUS_FILE` for the grade command's table.
+/// as a JSON document to `$WB_VERDICT_FILE` (wb/verdict.hpp) for the grade command and the tests.
 #pragma once
 
 #include <string>
@@ -62,7 +62,7 @@ class CrashHint {
   CrashHint& operator=(const CrashHint&) = delete;
 };
 
-/// Writes the summary and the status file now (used by the watchdog before it ends the
+/// Writes the summary and the verdict document now (used by the watchdog before it ends the
 /// process); `verdict` overrides what the run so far concluded when not empty.
 void finish_report(const std::string& verdict_override = "");
 

@@ -1,0 +1,154 @@
+// A verdict as a value, and its JSON document (docs/verdict-schema.md), with nlohmann_json.
+#include "wb/verdict.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace wb {
+namespace {
+
+// ordered: the document's fields in the order docs/verdict-schema.md lists them
+using json = nlohmann::ordered_json;
+
+const std::pair<VerdictKind, const char*> kind_names[] = {
+    {VerdictKind::correct, "correct"},         {VerdictKind::wrong, "wrong"},
+    {VerdictKind::not_started, "not started"}, {VerdictKind::too_slow, "too slow"},
+    {VerdictKind::skipped, "skipped"},         {VerdictKind::crashed, "crashed"},
+    {VerdictKind::does_not_compile, "does not compile"},
+};
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\t') c = ' ';
+  return s;
+}
+
+// A field of `j` of the type T, or `fallback` when it is absent or null (optional fields).
+template <class T>
+T field(const json& j, const char* name, T fallback = T()) {
+  const auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(std::string("verdict: field \"") + name + "\" has the wrong type");
+  }
+}
+
+}  // namespace
+
+std::string kind_name(VerdictKind kind) {
+  for (const auto& [k, name] : kind_names)
+    if (k == kind) return name;
+  return "wrong";
+}
+
+std::optional<VerdictKind> kind_from_name(const std::string& name) {
+  for (const auto& [k, n] : kind_names)
+    if (name == n) return k;
+  return std::nullopt;
+}
+
+std::string to_json(const Verdict& v) {
+  json speeds = json::array();
+  for (const auto& s : v.speeds) speeds.push_back({{"ratio", s.ratio}, {"minimum", s.minimum}, {"detail", s.detail}});
+  json crash = nullptr;
+  if (v.crash) crash = {{"signal", v.crash->signal}, {"explanation", v.crash->explanation}};
+  const json j = {
+      {"schema", verdict_schema_version},
+      {"id", v.id},
+      {"title", v.title},
+      {"kernel_file", v.kernel_file},
+      {"backend", v.backend},
+      {"device", v.device},
+      {"kind", kind_name(v.kind)},
+      {"detail", v.detail},
+      {"cause", v.cause},
+      {"cause_report", v.cause_report},
+      {"fix", v.fix},
+      {"case", v.failing_case},
+      {"other_causes", v.other_causes},
+      {"not_checked", v.not_checked},
+      {"speed", v.speed},
+      {"speeds", speeds},
+      {"crash", crash},
+  };
+  // Invalid UTF-8 in a diagnosis (a kernel's garbage printed as text) is replaced, never thrown.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Verdict verdict_from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(std::string("verdict: not JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw std::runtime_error("verdict: not a JSON object");
+  if (field<int>(j, "schema", 0) != verdict_schema_version)
+    throw std::runtime_error("verdict: schema " + std::to_string(field<int>(j, "schema", 0)) + ", expected " +
+                             std::to_string(verdict_schema_version));
+  Verdict v;
+  v.id = field<std::string>(j, "id");
+  v.title = field<std::string>(j, "title");
+  v.kernel_file = field<std::string>(j, "kernel_file");
+  v.backend = field<std::string>(j, "backend");
+  v.device = field<std::string>(j, "device");
+  const auto kind = field<std::string>(j, "kind");
+  const auto k = kind_from_name(kind);
+  if (!k) throw std::runtime_error("verdict: unknown kind \"" + kind + "\"");
+  v.kind = *k;
+  v.detail = field<std::string>(j, "detail");
+  v.cause = field<std::string>(j, "cause");
+  v.cause_report = field<std::string>(j, "cause_report");
+  v.fix = field<std::string>(j, "fix");
+  v.failing_case = field<std::string>(j, "case");
+  v.other_causes = field<std::vector<std::string>>(j, "other_causes");
+  v.not_checked = field<std::vector<std::string>>(j, "not_checked");
+  v.speed = field<std::string>(j, "speed");
+  if (const auto it = j.find("speeds"); it != j.end() && it->is_array())
+    for (const auto& s : *it)
+      v.speeds.push_back({field<double>(s, "ratio"), field<double>(s, "minimum"), field<std::string>(s, "detail")});
+  if (const auto it = j.find("crash"); it != j.end() && it->is_object())
+    v.crash = Crash{field<std::string>(*it, "signal"), field<std::string>(*it, "explanation")};
+  return v;
+}
+
+bool write_verdict_file(const Verdict& v, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    if (!(f << to_json(v))) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+std::string verdict_block(const Verdict& v) {
+  std::ostringstream out;
+  out << "\n==== " << v.id << (v.title.empty() ? "" : " (" + v.title + ")")
+      << (v.device.empty() ? "" : " on " + v.device) << " ====\n";
+  out << "  verdict: " << kind_name(v.kind) << (v.detail.empty() ? "" : ": " + v.detail) << "\n";
+  for (const auto& u : v.not_checked) out << "  not checked: " << u << "\n";
+  if (!v.speed.empty()) out << "  speed:   " << v.speed << "\n";
+  return out.str();
+}
+
+std::string status_line(const Verdict& v) {
+  std::string summary = v.detail;  // the "why": the detail, then what was not checked
+  for (const auto& u : v.not_checked) summary += (summary.empty() ? "" : "; ") + std::string("not checked: ") + u;
+  return kind_name(v.kind) + "\t" + one_line(summary) + "\t" + one_line(v.speed) + "\n";
+}
+
+void write_requested_files(const Verdict& v) {
+  if (const char* path = std::getenv("WB_VERDICT_FILE"); path && *path) {
+    if (!write_verdict_file(v, path)) std::fprintf(stderr, "grader: could not write the verdict to %s\n", path);
+  }
+}
+
+}  // namespace wb
