@@ -210,7 +210,7 @@ inline grid_group this_grid() { return grid_group(); }
 /// lanes one after another, so it cannot know them: a clear error instead of a wrong group.
 template <class T = void>
 thread_group coalesced_threads() {
-  static_assert(sizeof(T) == 0,
+  static_assert(!std::is_same<T, T>::value,
                 "the CPU backend has no cg::coalesced_threads(): it runs a warp's lanes one after another and cannot "
                 "tell which of them took the same branch. Use a tile of the whole warp, "
                 "cg::tiled_partition<32>(cg::this_thread_block()), before the branch, and its ballot(condition)");
