@@ -517,4 +517,13 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, K*, int b
 #define CUDART_VERSION 12000
 #endif
 
+// The include guards of CUDA's own runtime headers: helper headers test them to know that the
+// runtime's types are declared (the CUDA samples' helper_cuda.h defines its error-name function
+// under __DRIVER_TYPES_H__). __CUDACC__ stays undefined: it promises nvcc, whose device-only paths
+// (inline PTX, __CUDA_ARCH__) do not exist here, and libraries choose their GPU code on it; a
+// program that must know tests WB_EMU.
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+
 #include <wb_emu/launch_kernel.hpp>

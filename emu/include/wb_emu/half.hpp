@@ -6,6 +6,10 @@
 /// for + - * / and sqrt, since float carries more than twice the bits of either format plus two.
 #pragma once
 
+// The guards of CUDA's <cuda_fp16.h> and <cuda_bf16.h>, which helper headers test.
+#define __CUDA_FP16_H__
+#define __CUDA_BF16_H__
+
 #include <wb_emu/vector_types.hpp>
 
 #include <cmath>

@@ -5,6 +5,9 @@
 /// `dim3` and the built-in variables stay in wb_emu/builtins.hpp, which includes this header.
 #pragma once
 
+// CUDA's own header's guard, which helper headers test.
+#define __VECTOR_TYPES_H__
+
 /// CUDA's `__align__(n)`: the alignment of a type or a variable, as `alignas(n)` in standard C++.
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
