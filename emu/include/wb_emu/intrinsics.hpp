@@ -58,9 +58,9 @@ inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_ca
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 // the 24-bit multiplies: the low 32 bits of the product of the operands' low 24 bits (sign-extended for __mul24)
 inline int __mul24(int x, int y) {
-  const long long a = static_cast<long long>(static_cast<std::uint32_t>(x) << 8) >> 8;
-  const long long b = static_cast<long long>(static_cast<std::uint32_t>(y) << 8) >> 8;
-  return static_cast<int>(static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int64_t>(a * b))));
+  const std::int64_t a = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << 8) >> 8;
+  const std::int64_t b = static_cast<std::int32_t>(static_cast<std::uint32_t>(y) << 8) >> 8;
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a * b));
 }
 inline unsigned __umul24(unsigned x, unsigned y) {
   return static_cast<unsigned>((static_cast<std::uint64_t>(x & 0xffffffu) * (y & 0xffffffu)) & 0xffffffffu);
