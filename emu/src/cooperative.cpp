@@ -167,7 +167,7 @@ cudaError_t launch_from_api(dim3 grid, dim3 block, std::size_t shared_bytes, cud
 void wb_emu::detail::trap(const char* what, const char* file, int line) {
   internal::Worker* w = internal::current_worker();
   const std::string text = std::string(what) + " at " + internal::where(file, line) +
-                           ": the kernel stopped itself (a GPU ends the launch with cudaErrorLaunchFailure, as here)";
+                           ": the kernel stopped itself, as __trap() stops it on a GPU";
   if (!w || w->current < 0) {  // called outside a kernel: nothing to stop but the program
     std::fprintf(stderr, "%s\n", text.c_str());
     std::abort();

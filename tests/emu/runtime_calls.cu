@@ -1,6 +1,23 @@
 // The runtime calls real programs make, on the CPU backend: streams and events with flags, pitched
 // memory and 2D copies, managed, asynchronous and registered memory, kernel attributes.
+#include <cuda.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include <device_launch_parameters.h>
+#include <driver_types.h>
+#include <math_constants.h>
+#include <vector_types.h>
+
 #include "compat_runtime.hpp"
+
+// The guards helper headers test to know that the runtime's types are declared.
+#if !defined(__CUDA_RUNTIME_H__) || !defined(__CUDA_RUNTIME_API_H__) || !defined(__DRIVER_TYPES_H__) || \
+    !defined(__VECTOR_TYPES_H__) || !defined(CUDART_VERSION)
+#error "a guard macro of CUDA's runtime headers is missing"
+#endif
+#if defined(__CUDACC__) || defined(__CUDA_ARCH__)
+#error "the CPU backend must not claim to be nvcc"
+#endif
 
 namespace compat_plain {
 
