@@ -136,9 +136,17 @@ cudaError_t launch_from_api(dim3 grid, dim3 block, std::size_t shared_bytes, cud
                             const char* name, const char* file, int line, bool instrumented, void (*body)(void*),
                             void* ctx) {
   const LaunchSite site{name, file, line, instrumented};
+  // The call returns this launch's error: an earlier one, not yet read, is taken out first and put
+  // back when this launch leaves none (cudaGetLastError then still reports it, as CUDA's would).
+  const cudaError_t earlier = cudaGetLastError();
+  auto result = [earlier] {
+    const cudaError_t mine = cudaPeekAtLastError();
+    if (mine == cudaSuccess && earlier != cudaSuccess) internal::record(earlier);
+    return mine;
+  };
   if (!cooperative) {
     launch(grid, block, shared_bytes, stream, site, body, ctx);
-    return cudaPeekAtLastError();
+    return result();
   }
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   if (blocks > static_cast<std::uint64_t>(worker_count())) {
@@ -147,7 +155,8 @@ cudaError_t launch_from_api(dim3 grid, dim3 block, std::size_t shared_bytes, cud
                  "backend, which runs %d blocks at a time (one per worker thread, as cudaDevAttrMultiProcessorCount "
                  "says; WB_EMU_THREADS sets their number): cudaErrorCooperativeLaunchTooLarge\n",
                  file, line, name, static_cast<unsigned long long>(blocks), worker_count());
-    return internal::record(cudaErrorCooperativeLaunchTooLarge);
+    internal::record(cudaErrorCooperativeLaunchTooLarge);
+    return result();
   }
   static std::mutex one_at_a_time;  // one cooperative grid at a time: `active` names it
   std::lock_guard<std::mutex> lock(one_at_a_time);
@@ -159,7 +168,7 @@ cudaError_t launch_from_api(dim3 grid, dim3 block, std::size_t shared_bytes, cud
   active.store(&c);
   launch(grid, block, shared_bytes, stream, site, body, ctx);
   active.store(nullptr);
-  return cudaPeekAtLastError();
+  return result();
 }
 }  // namespace detail
 }  // namespace wb_emu

@@ -32,4 +32,6 @@ cudaError_t grid_sync_block_exits(int blocks);  // block 0 returns early: faults
 cudaError_t launch_kernel_api(int* out, int n);  // cudaLaunchKernel of a kernel with 3 arguments
 // match_any over a tile of 32 of the value t / 3 % 4: out[t] its bits
 cudaError_t tile_match(unsigned* out, int threads);
+// each block stages its n (<= 300) floats in shared memory with cg::memcpy_async; out reversed per block
+cudaError_t block_memcpy_async(const float* in, float* out, int n, int blocks, int threads);
 }  // namespace compat_plain

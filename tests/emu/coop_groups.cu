@@ -1,6 +1,7 @@
 // Cooperative groups on the CPU backend: thread blocks, tiles of 1 to 32 threads and their
 // shuffles, votes, reductions and scans, and the grid (plain and cooperative launches).
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 
@@ -203,6 +204,19 @@ __global__ void tile_match_kernel(unsigned* out) {
 
 cudaError_t tile_match(unsigned* out, int threads) {
   tile_match_kernel<<<1, threads>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void memcpy_async_kernel(const float* in, float* out, int n) {
+  __shared__ float staged[300];
+  cg::thread_block block = cg::this_thread_block();
+  cg::memcpy_async(block, staged, in + blockIdx.x * n, sizeof(float) * n);
+  cg::wait(block);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[blockIdx.x * n + i] = staged[n - 1 - i];
+}
+
+cudaError_t block_memcpy_async(const float* in, float* out, int n, int blocks, int threads) {
+  memcpy_async_kernel<<<blocks, threads>>>(in, out, n);
   return cudaDeviceSynchronize();
 }
 

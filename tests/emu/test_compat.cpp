@@ -236,6 +236,18 @@ TEST_CASE("match_any gives the ranks of the tile's threads with the same value",
   cudaFree(out);
 }
 
+TEST_CASE("cg::memcpy_async and cg::wait stage a block's data in shared memory", "[emu][cg]") {
+  const int n = 257, blocks = 3;
+  float* in = device_array<float>(n * blocks);
+  float* out = device_array<float>(n * blocks, -1.0f);
+  for (int i = 0; i < n * blocks; ++i) in[i] = 0.5f * i;
+  REQUIRE(compat_plain::block_memcpy_async(in, out, n, blocks, 96) == cudaSuccess);
+  for (int b = 0; b < blocks; ++b)
+    for (int i = 0; i < n; ++i) CHECK(out[b * n + i] == in[b * n + n - 1 - i]);
+  cudaFree(in);
+  cudaFree(out);
+}
+
 TEST_CASE("this_grid() ranks threads across blocks, and is not valid outside a cooperative launch", "[emu][cg]") {
   const int blocks = 3, threads = 50;
   auto* out = device_array<unsigned long long>(3 * blocks * threads, 7);
