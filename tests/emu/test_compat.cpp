@@ -314,6 +314,13 @@ TEST_CASE("cudaLaunchKernel passes its argument array to the kernel", "[emu][cg]
   int* out = device_array<int>(n, -1);
   REQUIRE(compat_plain::launch_kernel_api(out, n) == cudaSuccess);
   for (int i = 0; i < n; ++i) CHECK(out[i] == 3 * i);
+  // It returns its own launch's result and leaves an earlier error for cudaGetLastError, as CUDA does.
+  REQUIRE(cudaSetDevice(5) == cudaErrorInvalidDevice);
+  CHECK(compat_plain::launch_kernel_api(out, n) == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(compat_plain::launch_kernel_api(out, 0) == cudaErrorInvalidValue);  // a grid of 0 blocks
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
   cudaFree(out);
 }
 

@@ -477,9 +477,10 @@ cudaError_t record_error(cudaError_t e);
 template <class T>
 cudaError_t cudaFuncSetAttribute(T* func, cudaFuncAttribute attr, int value) {
   if (func == nullptr) return ::wb_emu::detail::record_error(cudaErrorInvalidDeviceFunction);
-  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) return value >= 0 && value <= 48 * 1024 ? cudaSuccess : ::wb_emu::detail::record_error(cudaErrorInvalidValue);
-  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) return value >= -1 && value <= 100 ? cudaSuccess : ::wb_emu::detail::record_error(cudaErrorInvalidValue);
-  return ::wb_emu::detail::record_error(cudaErrorInvalidValue);
+  bool valid = false;
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) valid = value >= 0 && value <= 48 * 1024;
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) valid = value >= -1 && value <= 100;  // a percentage
+  return valid ? cudaSuccess : ::wb_emu::detail::record_error(cudaErrorInvalidValue);
 }
 template <class T>
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, T* func) {
@@ -494,7 +495,8 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, T* func) {
 template <class T>
 cudaError_t cudaFuncSetCacheConfig(T* func, cudaFuncCache config) {
   if (func == nullptr) return ::wb_emu::detail::record_error(cudaErrorInvalidDeviceFunction);
-  return config >= cudaFuncCachePreferNone && config <= cudaFuncCachePreferEqual ? cudaSuccess : ::wb_emu::detail::record_error(cudaErrorInvalidValue);
+  const bool valid = config >= cudaFuncCachePreferNone && config <= cudaFuncCachePreferEqual;
+  return valid ? cudaSuccess : ::wb_emu::detail::record_error(cudaErrorInvalidValue);
 }
 template <class T>
 cudaError_t cudaFuncSetSharedMemConfig(T* func, cudaSharedMemConfig) {

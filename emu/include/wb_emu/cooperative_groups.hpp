@@ -192,7 +192,8 @@ class grid_group {
     return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z;
   }
   unsigned long long block_rank() const {
-    return blockIdx.x + static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+    const unsigned long long gx = gridDim.x, gy = gridDim.y;
+    return blockIdx.x + gx * (blockIdx.y + gy * blockIdx.z);
   }
   unsigned long long num_threads() const { return num_blocks() * wb_emu::detail::block_threads(); }
   unsigned long long size() const { return num_threads(); }
