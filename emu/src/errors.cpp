@@ -67,6 +67,10 @@ const char* cudaGetErrorName(cudaError_t e) {
     WB_NAME(cudaErrorInvalidResourceHandle) WB_NAME(cudaErrorNotReady) WB_NAME(cudaErrorIllegalAddress)
     WB_NAME(cudaErrorLaunchOutOfResources) WB_NAME(cudaErrorLaunchTimeout) WB_NAME(cudaErrorAssert) WB_NAME(cudaErrorHardwareStackError) WB_NAME(cudaErrorIllegalInstruction) WB_NAME(cudaErrorMisalignedAddress)
     WB_NAME(cudaErrorLaunchFailure) WB_NAME(cudaErrorNotSupported) WB_NAME(cudaErrorUnknown)
+    WB_NAME(cudaErrorInvalidPitchValue) WB_NAME(cudaErrorInvalidHostPointer) WB_NAME(cudaErrorInvalidDeviceFunction)
+    WB_NAME(cudaErrorUnsupportedLimit) WB_NAME(cudaErrorPeerAccessUnsupported) WB_NAME(cudaErrorSetOnActiveProcess)
+    WB_NAME(cudaErrorHostMemoryAlreadyRegistered) WB_NAME(cudaErrorHostMemoryNotRegistered)
+    WB_NAME(cudaErrorCooperativeLaunchTooLarge) WB_NAME(cudaErrorNotPermitted)
 #undef WB_NAME
   }
   return "cudaErrorUnknown";
@@ -97,6 +101,16 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorNotSupported: return "operation not supported";
     case cudaErrorUnknown: return "unknown error";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidHostPointer: return "invalid host pointer";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorUnsupportedLimit: return "limit is not supported on this architecture";
+    case cudaErrorPeerAccessUnsupported: return "peer access is not supported between these two devices";
+    case cudaErrorSetOnActiveProcess: return "cannot set while device is active in this process";
+    case cudaErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
+    case cudaErrorNotPermitted: return "operation not permitted";
   }
   return "unknown error";
 }

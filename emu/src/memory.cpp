@@ -6,6 +6,7 @@
 #include "memory.hpp"
 
 #include "errors.hpp"
+#include "streams.hpp"
 
 #include <wb_emu/api.hpp>
 #include <wb_emu/launch.hpp>
@@ -203,15 +204,22 @@ void wb_emu::set_logical_extent(const void* first, std::size_t bytes, std::size_
 using namespace wb_emu::internal;
 
 // ---- memory ----
-cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
+namespace {
+// Device memory kernels may use: every call that makes some (cudaMalloc, cudaMallocManaged,
+// cudaMallocAsync, cudaMallocPitch) comes here, so each one's memory is kept and checked alike.
+// `kind` names the call in the messages of instrumented builds.
+cudaError_t allocate_device(void** ptr, std::size_t bytes, const char* kind) {
   if (!ptr) return record(cudaErrorInvalidValue);
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
-  void* p = device_alloc(bytes, "cudaMalloc", false);
+  void* p = device_alloc(bytes, kind, false);
   if (!p) return record(cudaErrorMemoryAllocation);
   *ptr = p;
   return cudaSuccess;
 }
+}  // namespace
+
+cudaError_t cudaMalloc(void** ptr, std::size_t bytes) { return allocate_device(ptr, bytes, "cudaMalloc"); }
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
@@ -267,3 +275,140 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   return cudaSuccess;
 }
 
+
+// ---- managed, pitched, asynchronous and host memory: the same host memory, other calls ----
+// Managed memory is device memory the host may touch; on this backend all device memory is, so it
+// is cudaMalloc's (cudaFree frees it, cudaPointerGetAttributes says cudaMemoryTypeManaged).
+cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) return record(cudaErrorInvalidValue);
+  return allocate_device(ptr, bytes, "cudaMallocManaged");
+}
+// Stream order is program order here: the memory is there when the call returns.
+cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream) {
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  return allocate_device(ptr, bytes, "cudaMallocAsync");
+}
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  return cudaFree(ptr);
+}
+// Rows of `width` bytes, each starting at a multiple of 512 bytes (the textureAlignment the device
+// reports), as a GPU pads them for its memory transactions.
+cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  if (!ptr || !pitch) return record(cudaErrorInvalidValue);
+  const std::size_t row = (width + 511) / 512 * 512;
+  *pitch = row;
+  return allocate_device(ptr, row * height, "cudaMallocPitch");
+}
+
+cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
+  if (flags & ~unsigned(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
+    return record(cudaErrorInvalidValue);
+  return cudaMallocHost(ptr, bytes);
+}
+// Registered host memory becomes memory the kernels may use (as cudaMallocHost's), until unregistered.
+cudaError_t cudaHostRegister(void* ptr, std::size_t bytes, unsigned int flags) {
+  if (!ptr || bytes == 0) return record(cudaErrorInvalidValue);
+  if (flags & ~unsigned(cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
+                        cudaHostRegisterReadOnly))
+    return record(cudaErrorInvalidValue);
+  const auto a = reinterpret_cast<std::uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(alloc_mutex);
+  // Overlapping an allocation already known (registered, or cudaMallocHost's) is CUDA's error too.
+  const Allocation* below = at_or_below(host_allocations, a + bytes - 1);
+  if (below && below->base + below->bytes > a) return record(cudaErrorHostMemoryAlreadyRegistered);
+  Allocation& r = host_allocations[a];
+  r = Allocation{};
+  r.base = a;
+  r.bytes = bytes;
+  r.kind = "cudaHostRegister";
+  return cudaSuccess;
+}
+cudaError_t cudaHostUnregister(void* ptr) {
+  std::lock_guard<std::mutex> lock(alloc_mutex);
+  auto it = host_allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (!ptr || it == host_allocations.end() || std::strcmp(it->second.kind, "cudaHostRegister") != 0)
+    return record(cudaErrorHostMemoryNotRegistered);
+  host_allocations.erase(it);
+  return cudaSuccess;
+}
+// One address space: the device's pointer to pinned or registered memory is the host's.
+cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
+  if (!device_ptr || flags != 0) return record(cudaErrorInvalidValue);
+  const auto a = reinterpret_cast<std::uintptr_t>(host_ptr);
+  {
+    std::lock_guard<std::mutex> lock(alloc_mutex);
+    const Allocation* h = at_or_below(host_allocations, a);
+    if (!host_ptr || !h || a >= h->base + h->bytes) return record(cudaErrorInvalidValue);
+  }
+  *device_ptr = host_ptr;
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  if (!attributes) return record(cudaErrorInvalidValue);
+  *attributes = cudaPointerAttributes{cudaMemoryTypeUnregistered, 0, nullptr, nullptr};
+  void* p = const_cast<void*>(ptr);
+  const auto a = reinterpret_cast<std::uintptr_t>(ptr);
+  Allocation found;
+  if (!ptr || !allocation_holding(a, a + 1, &found)) return cudaSuccess;  // CUDA 11 and later: not an error
+  const bool host = std::strcmp(found.kind, "cudaMallocHost") == 0 || std::strcmp(found.kind, "cudaHostRegister") == 0;
+  const bool managed = std::strcmp(found.kind, "cudaMallocManaged") == 0;
+  attributes->type = host ? cudaMemoryTypeHost : managed ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+  attributes->devicePointer = p;  // one address space
+  attributes->hostPointer = host || managed ? p : nullptr;
+  return cudaSuccess;
+}
+
+// ---- 2D copies and sets: `height` rows of `width` bytes, each `pitch` bytes after the last ----
+namespace {
+// The bytes a pitched region spans, from its first byte to the end of its last row.
+std::size_t pitched_span(std::size_t pitch, std::size_t width, std::size_t height) {
+  return pitch * (height - 1) + width;
+}
+}  // namespace
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                         std::size_t height, cudaMemcpyKind kind) {
+  if (cudaError_t e = sticky()) return record(e);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
+  if (!dst || !src) return record(cudaErrorInvalidValue);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
+  const bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if ((dst_dev && !in_allocation(dst, pitched_span(dpitch, width, height))) ||
+      (src_dev && !in_allocation(src, pitched_span(spitch, width, height))))
+    return record(cudaErrorInvalidValue);
+  for (std::size_t r = 0; r < height; ++r)
+    std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                              std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+cudaError_t cudaMemset2D(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height) {
+  if (cudaError_t e = sticky()) return record(e);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (width > pitch || !in_allocation(dst, pitched_span(pitch, width, height))) return record(cudaErrorInvalidValue);
+  for (std::size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(dst) + r * pitch, value, width);
+  return cudaSuccess;
+}
+cudaError_t cudaMemset2DAsync(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                              cudaStream_t stream) {
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  return cudaMemset2D(dst, pitch, value, width, height);
+}
+// One device: a copy between "peers" is a copy on device 0.
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes) {
+  if (dst_device != 0 || src_device != 0) return record(cudaErrorInvalidDevice);
+  return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+// Nothing to move: device memory is where the host is.
+cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, int device, cudaStream_t stream) {
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (device != 0 && device != cudaCpuDeviceId) return record(cudaErrorInvalidDevice);
+  if (bytes && !in_allocation(ptr, bytes)) return record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}

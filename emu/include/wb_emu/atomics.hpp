@@ -98,4 +98,5 @@ inline unsigned atomicDec(unsigned* a, unsigned limit) {
 /// A sequentially consistent fence: stronger than CUDA requires (see the memory model's limits).
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 ///@}

@@ -47,13 +47,9 @@
 #endif
 
 // ---- built-in vector types ----
-/// CUDA's uint3: the type of `threadIdx` and `blockIdx`.
-struct uint3 {
-  ///@{
-  /// A component.
-  unsigned int x, y, z;
-  ///@}
-};
+// Every CUDA vector type (char1 ... double4, uint3 among them) with CUDA's sizes and alignments.
+#include <wb_emu/vector_types.hpp>
+
 /// CUDA's dim3: a grid or block shape; components not given are 1.
 struct dim3 {
   ///@{
@@ -67,49 +63,8 @@ struct dim3 {
   /// The components as a uint3.
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
-/// CUDA's float2, aligned to 8 bytes as on the GPU.
-struct alignas(8) float2 {
-  ///@{
-  /// A component.
-  float x, y;
-  ///@}
-};
-/// CUDA's float4, aligned to 16 bytes as on the GPU (one 16-byte load or store there).
-struct alignas(16) float4 {
-  ///@{
-  /// A component.
-  float x, y, z, w;
-  ///@}
-};
-/// CUDA's double2, aligned to 16 bytes.
-struct alignas(16) double2 {
-  ///@{
-  /// A component.
-  double x, y;
-  ///@}
-};
-/// CUDA's int2, aligned to 8 bytes.
-struct alignas(8) int2 {
-  ///@{
-  /// A component.
-  int x, y;
-  ///@}
-};
-/// CUDA's int4, aligned to 16 bytes.
-struct alignas(16) int4 {
-  ///@{
-  /// A component.
-  int x, y, z, w;
-  ///@}
-};
-/// \name Vector constructors
-///@{
-
-/// A vector from its components, as CUDA's make_ functions build it.
-inline float2 make_float2(float x, float y) { return {x, y}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+/// A dim3 from its components.
 inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
-///@}
 
 // ---- built-in variables: set by the executor for the thread that runs ----
 /// \name Built-in variables
