@@ -168,8 +168,8 @@ bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
 }
 
 void illegal_address(Worker& w, std::uintptr_t a, int write, const void* pc) {
-  const char* access = write < 0 ? "access" : write ? "write" : "read";
-  std::string why = std::string("illegal address: a ") + access + " at " + hex_address(a) + " " + at_thread(pc) + ": ";
+  const char* access = write < 0 ? "an access" : write ? "a write" : "a read";
+  std::string why = std::string("illegal address: ") + access + " at " + hex_address(a) + " " + at_thread(pc) + ": ";
   Allocation near;
   if (a < 65536) {
     why += "a null pointer (plus an index)";
