@@ -53,10 +53,15 @@ std::size_t page_size() {
 }
 std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t to) { return (v + to - 1) / to * to; }
 
-// Reserves the arena: the largest of 1 TiB, 256 GiB, ... 4 GiB that the system gives.
+// Reserves the arena: twice the machine's memory (at least 16 GiB, at most 1 TiB), or the largest
+// half of that, down to 4 GiB, that the system gives. Not more: reserving costs nothing natively, but
+// an emulator (qemu-user, arm64 in CI) keeps a record per page of the range, about 20 s for 1 TiB.
 bool reserve_arena() {
-  for (int shift = 40; shift >= 32; shift -= 2) {
-    const std::size_t bytes = std::size_t(1) << shift;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const std::size_t memory = pages > 0 ? std::size_t(pages) * page_size() : 0;
+  std::size_t bytes = std::size_t(16) << 30;
+  while (bytes < 2 * memory && bytes < (std::size_t(1) << 40)) bytes *= 2;
+  for (; bytes >= (std::size_t(4) << 30); bytes /= 2) {
     void* m = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) continue;
     arena_lo = reinterpret_cast<std::uintptr_t>(m);
