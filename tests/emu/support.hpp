@@ -16,6 +16,17 @@
 
 namespace {
 
+// Line number of the line of tests/emu/<file> that contains `marker`.
+int line_of(const char* file, const char* marker) {
+  std::ifstream in(std::string(EMU_TEST_DIR) + "/" + file);
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line)
+    if (text.find(marker) != std::string::npos) return line;
+  FAIL("marker not found: " << marker);
+  return 0;
+}
+
+
 template <class T>
 T* device_array(std::size_t n, T fill = T{}) {
   T* p = nullptr;

@@ -35,14 +35,6 @@ static_assert(cudaMemoryTypeManaged == 3 && cudaComputeModeProhibited == 2, "enu
 
 namespace {
 
-int line_of(const char* file, const char* marker) {
-  std::ifstream in(std::string(EMU_TEST_DIR) + "/" + file);
-  std::string text;
-  for (int line = 1; std::getline(in, text); ++line)
-    if (text.find(marker) != std::string::npos) return line;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
 
 int worker_blocks() {
   int sms = 0;

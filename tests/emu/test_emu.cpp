@@ -20,15 +20,6 @@ namespace {
 
 // Device (emulated) memory: plain host memory on this backend, so tests read it directly.
 
-// Line number of the line of tests/emu/<file> that contains `marker`.
-int line_of(const char* file, const char* marker) {
-  std::ifstream in(std::string(EMU_TEST_DIR) + "/" + file);
-  std::string text;
-  for (int line = 1; std::getline(in, text); ++line)
-    if (text.find(marker) != std::string::npos) return line;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
 
 }  // namespace
 
@@ -138,19 +129,14 @@ TEST_CASE("kernel threads on every worker that overflow their stacks at once die
 TEST_CASE("a kernel thread's access the system refuses is the launch's illegal address, and the program goes on",
           "[emu][faults]") {
   const auto line = [](const char* marker) {
-    std::ifstream in(std::string(EMU_TEST_DIR) + "/barriers.cu");
-    std::string text;
-    for (int n = 1; std::getline(in, text); ++n)
-      if (text.find(std::string("// line: ") + marker) != std::string::npos)
-        return std::string(EMU_TEST_DIR) + "/barriers.cu:" + std::to_string(n);
-    return std::string("marker not found");
+    return std::string(EMU_TEST_DIR) + "/barriers.cu:" + std::to_string(line_of("barriers.cu", marker));
   };
   cudaError_t e = cudaSuccess;
   std::string err = capture_stderr([&] { e = emu_test::null_write(); });
   CHECK(e == cudaErrorIllegalAddress);
   CHECK(cudaGetLastError() == cudaErrorIllegalAddress);  // sticky, as on a GPU
   CHECK_THAT(err, Catch::Matchers::ContainsSubstring("error: kernel fault in null_write_kernel"));
-  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(" at 0x0 at " + line("null write") +
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(" at 0x0 at " + line("// line: null write") +
                                                      ", block (2,0,0), thread (5,0,0): a null pointer (plus an index)"));
 #if defined(__linux__) && defined(__x86_64__)
   CHECK_THAT(err, Catch::Matchers::ContainsSubstring("illegal address: a write at 0x0"));  // the page fault says so
@@ -164,7 +150,7 @@ TEST_CASE("a kernel thread's access the system refuses is the launch's illegal a
   REQUIRE(cudaMalloc(&out, 128) == cudaSuccess);
   err = capture_stderr([&] { e = emu_test::wild_write(out, 1024); });
   CHECK(e == cudaErrorIllegalAddress);
-  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(line("wild write") + ", block (0,0,0), thread (0,0,0): it is 3968 "
+  CHECK_THAT(err, Catch::Matchers::ContainsSubstring(line("// line: wild write") + ", block (0,0,0), thread (0,0,0): it is 3968 "
                                                      "bytes past the end of the 128-byte cudaMalloc allocation"));
   REQUIRE(cudaDeviceReset() == cudaSuccess);
   // and the next launch runs as usual
