@@ -24,6 +24,12 @@ std::string at_thread(const void* pc) {
          triple(threadIdx.x, threadIdx.y, threadIdx.z);
 }
 
+// The running kernel thread, at the source line of the instruction at `pc`: a fault's place.
+FaultAt at_pc(const Worker& w, const void* pc) {
+  const SourceLine l = source_line(pc);
+  return FaultAt{w.current, l.file, l.line};
+}
+
 std::string hex_address(std::uintptr_t a) {
   char b[32];
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(a));
@@ -82,7 +88,7 @@ void shared_out_of_bounds(Worker& w, std::ptrdiff_t offset, unsigned bytes, bool
     why = access + " of " + byte_count(bytes) + " " + byte_count(static_cast<std::uintmax_t>(-offset)) +
           " before the first __shared__ array, in no __shared__ array, " + at_thread(pc);
   }
-  fault_here(w, why + hint);
+  fault_here(w, FaultKind::out_of_bounds, why + hint, at_pc(w, pc));
 }
 
 bool shared_in_bounds(const Worker& w, std::ptrdiff_t offset, unsigned bytes) {
@@ -124,10 +130,12 @@ void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool stor
   const std::uintptr_t e = a + (bytes ? bytes : 1);
   Allocation holding;
   if (allocation_holding(a, e, &holding) && holding.has_extent())
-    fault_here(w, access + "outside its array " + at_thread(pc) + ": " + in_guard_zone(holding, a, e) +
-                      "\n  A GPU lets such an access read or overwrite whatever lies next to the array (here the "
-                      "grader's guard zone: nothing else would show it) or stops with an illegal address; check the "
-                      "index against the array's size before the access.");
+    fault_here(w, FaultKind::out_of_bounds,
+               access + "outside its array " + at_thread(pc) + ": " + in_guard_zone(holding, a, e) +
+                   "\n  A GPU lets such an access read or overwrite whatever lies next to the array (here the "
+                   "grader's guard zone: nothing else would show it) or stops with an illegal address; check the "
+                   "index against the array's size before the access.",
+               at_pc(w, pc));
   Allocation near;
   const bool found = nearest_allocation(a, &near);
   const std::uintptr_t base = near.base;
@@ -151,7 +159,7 @@ void global_out_of_bounds(Worker& w, std::uintptr_t a, unsigned bytes, bool stor
   }
   why += "\n  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress) or lets it read or "
          "overwrite another array; check the index against the array's size.";
-  fault_here(w, why);
+  fault_here(w, FaultKind::out_of_bounds, why, at_pc(w, pc));
 }
 
 bool global_in_bounds(Worker& w, std::uintptr_t a, unsigned bytes) {
@@ -186,7 +194,7 @@ void illegal_address(Worker& w, std::uintptr_t a, int write, const void* pc) {
   why += "\n  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress), as the CPU backend "
          "does here; check the index against the array's size.";
   w.fault_code = cudaErrorIllegalAddress;
-  fault_here(w, why);
+  fault_here(w, FaultKind::illegal_address, why, at_pc(w, pc));
 }
 
 void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned align, const char* type, bool store,
@@ -228,7 +236,7 @@ void misaligned_access(Worker& w, std::uintptr_t a, unsigned bytes, unsigned ali
          ". A vector pointer made from a scalar one is aligned only when the scalar one is: "
          "reinterpret_cast<const float4*>(p + k) of a float* p needs k to be a multiple of 4; handle the elements "
          "before the first aligned one (or after the last) one at a time.";
-  fault_here(w, why);
+  fault_here(w, FaultKind::misaligned, why, at_pc(w, pc));
 }
 
 }  // namespace wb_emu::internal

@@ -88,7 +88,7 @@ void wait_for_grid(Cooperative& c, internal::Worker& w, const char* file, int li
       --c.arrived;
       c.cv.notify_all();
       lock.unlock();
-      internal::fault_here(w, why);
+      internal::fault_here(w, FaultKind::cooperative, why, internal::at_this_thread(w, file, line));
     }
   }
 }
@@ -116,11 +116,12 @@ void grid_sync(const char* file, int line) {
   internal::Worker& w = internal::worker();
   Cooperative* c = active.load();
   if (!c)
-    internal::fault_here(w, "grid_group::sync() at " + internal::where(file, line) +
+    internal::fault_here(w, FaultKind::cooperative, "grid_group::sync() at " + internal::where(file, line) +
                                 " is not supported on the CPU backend in a kernel launched with <<<...>>>: the grid's "
                                 "blocks must all run at once, which only a cooperative launch promises (on a GPU too). "
                                 "Launch the kernel with cudaLaunchCooperativeKernel(kernel, grid, block, args), with at "
-                                "most as many blocks as cudaDevAttrMultiProcessorCount says");
+                                "most as many blocks as cudaDevAttrMultiProcessorCount says",
+                         internal::at_this_thread(w, file, line));
   const int live = barrier(file, line, 1);  // the block's threads that have not exited
   if (pass.generation != block_generation) pass = BlockPass{block_generation, 0};
   if (pass.remaining == 0) {
@@ -181,5 +182,5 @@ void wb_emu::detail::trap(const char* what, const char* file, int line) {
     std::fprintf(stderr, "%s\n", text.c_str());
     std::abort();
   }
-  internal::fault_here(*w, text);
+  internal::fault_here(*w, FaultKind::other, text, internal::at_this_thread(*w, file, line));
 }

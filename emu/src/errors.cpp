@@ -1,6 +1,8 @@
 // CPU backend: CUDA's error state and its calls (cudaGetLastError, cudaPeekAtLastError,
-// cudaGetErrorName, cudaGetErrorString) and the text of the last kernel fault.
+// cudaGetErrorName, cudaGetErrorString) and the record of the last kernel fault.
 #include "errors.hpp"
+
+#include "stack_guard.hpp"
 
 #include <wb_emu/launch.hpp>
 
@@ -12,7 +14,8 @@ namespace {
 std::mutex error_mutex;
 cudaError_t last_error = cudaSuccess;
 cudaError_t sticky_error = cudaSuccess;
-std::string last_fault;
+bool have_fault = false;  // kept through cudaDeviceReset: the text of the fault that was reset
+Fault last_fault_record;
 }  // namespace
 
 cudaError_t record(cudaError_t e) {
@@ -28,10 +31,11 @@ cudaError_t sticky() {
   return sticky_error;
 }
 
-void set_fault(const std::string& text, cudaError_t code) {
+void set_fault(const Fault& fault, cudaError_t code) {
   std::lock_guard<std::mutex> lock(error_mutex);
   sticky_error = last_error = code;
-  last_fault = text;
+  last_fault_record = fault;
+  have_fault = true;
 }
 
 void reset_errors() {
@@ -40,9 +44,17 @@ void reset_errors() {
 }
 }  // namespace wb_emu::internal
 
-std::string wb_emu::last_fault_message() {
+bool wb_emu::last_fault(Fault* out) {
+  if (internal::stack_overflow_fault(out)) return true;  // the process is dying of it
   std::lock_guard<std::mutex> lock(internal::error_mutex);
-  return internal::last_fault;
+  if (!internal::have_fault) return false;
+  if (out) *out = internal::last_fault_record;
+  return true;
+}
+
+std::string wb_emu::last_fault_message() {
+  Fault f;
+  return last_fault(&f) ? describe(f) : std::string();
 }
 
 using namespace wb_emu::internal;

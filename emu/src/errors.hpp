@@ -4,6 +4,7 @@
 #pragma once
 
 #include <wb_emu/api.hpp>
+#include <wb_emu/fault.hpp>
 
 #include <string>
 
@@ -12,8 +13,9 @@ namespace wb_emu::internal {
 cudaError_t record(cudaError_t e);
 /// The sticky error: cudaErrorLaunchFailure after a kernel fault, else cudaSuccess.
 cudaError_t sticky();
-/// A kernel fault: cudaErrorLaunchFailure becomes sticky and `text` is last_fault_message().
-void set_fault(const std::string& text, cudaError_t code = cudaErrorLaunchFailure);
+/// A kernel fault: `code` (cudaErrorLaunchFailure, cudaErrorIllegalAddress) becomes sticky and
+/// `fault` is last_fault(), its describe() last_fault_message().
+void set_fault(const Fault& fault, cudaError_t code = cudaErrorLaunchFailure);
 /// cudaDeviceReset: no error, sticky or not.
 void reset_errors();
 }  // namespace wb_emu::internal

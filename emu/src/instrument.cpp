@@ -257,14 +257,16 @@ void report_uninit(Worker& w) {
   std::size_t in = 0;
   const std::string name = shared_array_at(w, u.offset, &in);
   const unsigned bytes = u.bytes ? u.bytes : 4;
-  raise_fault(w, "read of " + name + " at byte offset " + std::to_string(in) + " (element " +
+  const SourceLine l = source_line(u.pc);
+  raise_fault(w, FaultKind::unwritten_read, "read of " + name + " at byte offset " + std::to_string(in) + " (element " +
                      std::to_string(in / bytes) + " of " + std::to_string(bytes) +
                      " bytes), which no thread of the block has written, at " + where_pc(u.pc) + ", block " +
                      triple(blockIdx.x, blockIdx.y, blockIdx.z) + ", thread " + thread_triple(w, u.thread) +
                      "\n  Shared memory holds garbage when a block starts (on a GPU, whatever an earlier block left; "
                      "here 0xFF bytes, a NaN as a float and -1 as an int), and neither a GPU nor compute-sanitizer "
                      "says so: write every element before any thread reads it (clear a shared array that is added "
-                     "to), and check that the loads that fill it cover every element the reads use.");
+                     "to), and check that the loads that fill it cover every element the reads use.",
+              FaultAt{u.thread, l.file, l.line});
 }
 void check_uniform_store(Worker& w, bool here);
 }  // namespace
@@ -312,7 +314,8 @@ std::string describe_thread(const Worker& w, int t) {
   why += "\n    " + describe_thread(w, t) + (t_store ? " writes it at " : " reads it at ") + where_pc(pc);
   why += "\n  Threads run in no particular order between barriers: put a __syncthreads() (reached by every thread "
          "of the block) between one thread's write and another thread's access, or use an atomic.";
-  fault_here(w, why);
+  const SourceLine l = source_line(pc);  // the second access: the one that finds the race
+  fault_here(w, FaultKind::race, why, FaultAt{t, l.file, l.line});
 }
 
 // The pending warp-uniform store (Instr::uniform) has happened: a race unless it wrote the value
@@ -327,12 +330,14 @@ void check_uniform_store(Worker& w, bool here) {
   if (now == u.before || w.fault) return;
   std::size_t in = 0;
   const std::string name = shared_array_at(w, u.offset, &in);
-  (here ? fault_here : raise_fault)(w, "shared-memory race on " + name + " at byte offset " + std::to_string(in) +
+  const SourceLine l = source_line(u.pc);
+  (here ? fault_here : raise_fault)(w, FaultKind::race, "shared-memory race on " + name + " at byte offset " + std::to_string(in) +
                      ": two lanes of one warp store different values to it with one instruction:\n    " +
                      describe_thread(w, u.writer) + " wrote it at " + where_pc(u.writer_pc) + "\n    " +
                      describe_thread(w, u.thread) + " writes it at " + where_pc(u.pc) +
                      "\n  Which lane's value a GPU keeps is not defined: give each lane its own element, or let one "
-                     "lane store.");
+                     "lane store.",
+                     FaultAt{u.thread, l.file, l.line});
 }
 
 // One shared-memory access of the running thread, checked against the others' accesses since

@@ -1,9 +1,12 @@
 // CPU backend: a launch. Its configuration is checked as CUDA checks it (a refused launch does
 // nothing and leaves the error for cudaGetLastError); then its blocks are spread over the worker
 // threads, each taking the next block from a shared counter, and the first fault is reported (to
-// stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block;
-// so is, in instrumented builds, a warning for threads that exited before a barrier.
+// stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block
+// (its record, wb_emu::Fault, is what is kept, printed with describe(), and appended as JSON to the
+// file WB_EMU_FAULTS names); so is, in instrumented builds, a warning for threads that exited
+// before a barrier.
 #include "errors.hpp"
+#include "fault_format.hpp"
 #include "instrument.hpp"
 #include "pool.hpp"
 #include "stack_guard.hpp"
@@ -16,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
@@ -76,11 +80,40 @@ void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
   }
 }
 
-// The fault of the launch still running, the lowest faulting block's report so far ("" when
-// none): a watchdog that gives up on a launch that never ends (a block that faulted, and another,
-// already running, that never ends) still names the fault (running_launch_fault()).
+// The fault of the launch still running, the lowest faulting block's so far (`running_faulted`):
+// a watchdog that gives up on a launch that never ends (a block that faulted, and another, already
+// running, that never ends) still names the fault (running_launch_fault()).
 std::mutex running_fault_mutex;
-std::string running_fault;
+bool running_faulted = false;
+Fault running_fault;
+
+// The record of the fault of the block `w` has just run (the running block: blockIdx).
+Fault fault_record(const Grid& g, const Worker& w) {
+  Fault f;
+  f.kind = w.fault_kind;
+  f.kernel = g.site->kernel ? g.site->kernel : "";
+  f.launch_file = g.site->file ? g.site->file : "";
+  f.launch_line = g.site->line;
+  const unsigned grid[3] = {g.grid.x, g.grid.y, g.grid.z}, block_dim[3] = {g.block.x, g.block.y, g.block.z},
+                 block[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+  for (int i = 0; i < 3; ++i) {
+    f.grid[i] = grid[i];
+    f.block_dim[i] = block_dim[i];
+    f.block[i] = block[i];
+  }
+  if (w.fault_at.thread >= 0) {
+    const unsigned t = static_cast<unsigned>(w.fault_at.thread), bx = g.block.x, by = g.block.y;
+    f.has_thread = true;
+    f.thread[0] = t % bx;
+    f.thread[1] = t / bx % by;
+    f.thread[2] = t / (bx * by);
+  }
+  // "?": the line tables did not say (symbolize.hpp)
+  if (w.fault_at.file && std::strcmp(w.fault_at.file, "?") != 0) f.file = w.fault_at.file;
+  f.line = w.fault_at.line;
+  f.explanation = w.message;
+  return f;
+}
 
 }  // namespace
 }  // namespace internal
@@ -117,8 +150,15 @@ std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
 }  // namespace
 
 std::string running_launch_fault() {
+  Fault f;
+  return running_launch_fault(&f) ? describe(f) : std::string();
+}
+
+bool running_launch_fault(Fault* out) {
   std::lock_guard<std::mutex> lock(running_fault_mutex);
-  return running_fault;
+  if (!running_faulted) return false;
+  if (out) *out = running_fault;
+  return true;
 }
 
 std::string last_launch_warning() {
@@ -172,9 +212,10 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   Worker::ExitNote note;  // the lowest block's, of every worker's
   std::mutex fault_mutex;
   std::uint64_t fault_block = 0;
-  std::string fault_text;  // the lowest faulting block's report
+  bool faulted = false;
+  Fault fault;  // the lowest faulting block's
   cudaError_t fault_code = cudaErrorLaunchFailure;
-  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_block, &fault_text, &fault_code,
+  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_block, &faulted, &fault, &fault_code,
                blocks](std::atomic<std::uint64_t>* next) {
     gridDim = g.grid;
     blockDim = g.block;
@@ -191,17 +232,16 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
       // reported, whichever worker got there first: every block below it was taken (and ran)
       // before it, so the report does not depend on how the workers were scheduled.
       failed.store(true);
-      const std::string text = where(g.site->file, g.site->line) + ": error: kernel fault in " + g.site->kernel +
-                               ", launched here with grid " + triple(g.grid.x, g.grid.y, g.grid.z) + " and block " +
-                               triple(g.block.x, g.block.y, g.block.z) + "; in block " +
-                               triple(blockIdx.x, blockIdx.y, blockIdx.z) + ":\n  " + worker().message;
+      Fault mine = fault_record(g, worker());
       std::lock_guard<std::mutex> lock(fault_mutex);
-      if (fault_text.empty() || b < fault_block) {
+      if (!faulted || b < fault_block) {
+        faulted = true;
         fault_block = b;
-        fault_text = text;
+        fault = std::move(mine);
         fault_code = worker().fault_code;
         std::lock_guard<std::mutex> running(running_fault_mutex);
-        running_fault = text;
+        running_faulted = true;
+        running_fault = fault;
       }
       break;
     }
@@ -223,14 +263,17 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     std::lock_guard<std::mutex> lock(launch_mutex);
     run_on_all_workers([&] { work(&next); });
   }
-  if (!fault_text.empty()) {
+  if (faulted) {
     {
       std::lock_guard<std::mutex> running(running_fault_mutex);
-      running_fault.clear();  // the launch ended: its fault is reported here, and is last_fault_message()
+      running_faulted = false;  // the launch ended: its fault is reported here, and is last_fault()
+      running_fault = Fault{};
     }
-    std::fprintf(stderr, "%s\n", fault_text.c_str());
+    std::fprintf(stderr, "%s\n", describe(fault).c_str());
     std::fflush(stderr);
-    set_fault(fault_text, fault_code);
+    set_fault(fault, fault_code);
+    const std::string line = fault_json(fault);
+    append_fault_line(line.data(), line.size());
   }
   records.publish(site.instrumented);
   if (site.instrumented) append_profile(site.kernel);

@@ -76,17 +76,23 @@ const char* op_name(detail::WarpKind k) {
 }
 }  // namespace
 
-void raise_fault(Worker& w, const std::string& what) {
+void raise_fault(Worker& w, FaultKind kind, const std::string& what, FaultAt at) {
   if (!w.fault) {
     w.fault = true;
     w.message = what;
+    w.fault_kind = kind;
+    w.fault_at = at;
   }
 }
 
-void fault_here(Worker& w, const std::string& what) {
-  raise_fault(w, what);
+void stop_here(Worker& w) {
   suspend(w);
   std::abort();  // a faulted block is never resumed
+}
+
+void fault_here(Worker& w, FaultKind kind, const std::string& what, FaultAt at) {
+  raise_fault(w, kind, what, at);
+  stop_here(w);
 }
 
 namespace {
@@ -133,10 +139,12 @@ void complete_warp_op(Worker& w, unsigned t) {
     if (!(mask >> l & 1u)) continue;
     ThreadRec& r = w.th[base + l];
     if (r.kind != me.kind) {
-      raise_fault(w, "lanes of warp " + std::to_string(t / 32) + " meet at different warp operations with mask " +
-                         hex(mask) + ": " + op_name(me.kind) + " at " + where(me.file, me.line) + " (lane " +
-                         std::to_string(t - base) + ") and " + op_name(r.kind) + " at " + where(r.file, r.line) +
-                         " (lane " + std::to_string(l) + ")");
+      raise_fault(w, FaultKind::warp,
+                  "lanes of warp " + std::to_string(t / 32) + " meet at different warp operations with mask " +
+                      hex(mask) + ": " + op_name(me.kind) + " at " + where(me.file, me.line) + " (lane " +
+                      std::to_string(t - base) + ") and " + op_name(r.kind) + " at " + where(r.file, r.line) +
+                      " (lane " + std::to_string(l) + ")",
+                  FaultAt{static_cast<int>(t), me.file, me.line});
       return;
     }
   }
@@ -241,7 +249,7 @@ void resolve_block(Worker& w) {
              "), which " + (exited.size() == 1 ? "has" : "have") + " exited";
     why += "\n  A warp operation's mask must name only lanes that reach it; __activemask() or __ballot_sync() "
            "before the branch gives the lanes still running.";
-    raise_fault(w, why);
+    raise_fault(w, FaultKind::warp, why, FaultAt{-1, r.file, r.line});  // the lanes that wait, not one thread
     return;
   }
   // all live threads are at barriers: the common case, one barrier, is checked first
@@ -287,7 +295,11 @@ void resolve_block(Worker& w) {
          "a branch that only part of the block takes is the usual cause.";
   if (w.g->block.y > 1 || w.g->block.z > 1)
     why += "\n  (thread numbers are linear: threadIdx.x + threadIdx.y*blockDim.x + threadIdx.z*blockDim.x*blockDim.y)";
-  raise_fault(w, why);
+  // No one thread is at fault; the line is the barrier the lowest waiting thread is at.
+  FaultAt at;
+  for (unsigned t = 0; t < w.n && !at.file; ++t)
+    if (w.th[t].st == St::at_barrier) at = FaultAt{-1, w.th[t].file, w.th[t].line};
+  raise_fault(w, FaultKind::barrier, why, at);
 }
 
 void resume(Worker& w, Fiber* f) {
@@ -384,9 +396,11 @@ void* shared_alloc(std::size_t bytes, std::size_t align, const char* what, const
   const std::size_t at = (w.shared_used + (w.shared_used ? kSharedGap : 0) + align - 1) / align * align;
   const std::size_t declared = (w.shared_declared + align - 1) / align * align + bytes;
   if (align > 64 || declared + w.g->shared_bytes > kSharedLimit || at + bytes > w.dynamic_base)
-    fault_here(w, std::string(what) + " storage of this block needs more than " + std::to_string(kSharedLimit / 1024) +
-                      " KiB of shared memory (dynamic " + std::to_string(w.g->shared_bytes) + " bytes + static " +
-                      std::to_string(declared) + " bytes)");
+    fault_here(w, FaultKind::resources,
+               std::string(what) + " storage of this block needs more than " + std::to_string(kSharedLimit / 1024) +
+                   " KiB of shared memory (dynamic " + std::to_string(w.g->shared_bytes) + " bytes + static " +
+                   std::to_string(declared) + " bytes)",
+               FaultAt{w.current, nullptr, 0});
   std::memset(w.shared + at, shared_poison_byte, bytes);
   w.shared_used = at + bytes;
   w.shared_declared = declared;
@@ -401,7 +415,7 @@ int barrier(const char* file, int line, int pred) {
   if (w.live == 1 && w.next >= w.n) {  // the only live thread: nothing to wait for
     if (w.n > 1) note_exit_before_barrier(w, file, line);
     if (w.instr_active) instr_barrier_released(w);
-    if (w.fault) fault_here(w, w.message);  // a read of unwritten shared memory before this barrier
+    if (w.fault) stop_here(w);  // a read of unwritten shared memory before this barrier
     return pred != 0;
   }
   r.st = St::at_barrier;
@@ -432,17 +446,24 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
     return std::string(op_name(kind)) + " at " + where(file, line) + " (warp " + std::to_string(t / 32) + ", lane " +
            std::to_string(lane) + ", thread " + std::to_string(t) + ")";
   };
+  const FaultAt here = at_this_thread(w, file, line);
   if (width < 1 || width > 32 || (width & (width - 1)))
-    fault_here(w, op() + ": width " + std::to_string(width) + " is not a power of 2 from 1 to 32");
-  if (!(mask >> lane & 1u)) fault_here(w, op() + ": the mask " + hex(mask) + " does not name the calling lane");
+    fault_here(w, FaultKind::warp, op() + ": width " + std::to_string(width) + " is not a power of 2 from 1 to 32",
+               here);
+  if (!(mask >> lane & 1u))
+    fault_here(w, FaultKind::warp, op() + ": the mask " + hex(mask) + " does not name the calling lane", here);
   for (unsigned l = 0; l < 32; ++l) {
     if (!(mask >> l & 1u)) continue;
     if (base + l >= w.n)
-      fault_here(w, op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) +
-                        ", which does not exist (the block has " + std::to_string(w.n) + " threads)");
+      fault_here(w, FaultKind::warp,
+                 op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) +
+                     ", which does not exist (the block has " + std::to_string(w.n) + " threads)",
+                 here);
     if (w.th[base + l].st == St::done)
-      fault_here(w, op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) + " (thread " +
-                        std::to_string(base + l) + "), which has exited");
+      fault_here(w, FaultKind::warp,
+                 op() + ": the mask " + hex(mask) + " names lane " + std::to_string(l) + " (thread " +
+                     std::to_string(base + l) + "), which has exited",
+                 here);
   }
   ThreadRec& r = w.th[t];
   r.st = St::at_warp;
@@ -461,7 +482,7 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
     }
   if (all_here) {
     complete_warp_op(w, t);
-    if (w.fault) fault_here(w, w.message);
+    if (w.fault) stop_here(w);
     r.st = St::running;
     return r.result;
   }

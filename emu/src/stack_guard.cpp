@@ -2,7 +2,9 @@
 // guard page below it (fiber.hpp), so the overflow ends in a SIGSEGV (SIGBUS on some systems) that
 // the backend cannot recover from: the thread's stack is gone. A handler, run on an alternate
 // signal stack, explains it first, in the words of the other kernel faults (launch.cpp): the
-// kernel, its launch site and configuration, the block and the thread, and what to change. Then
+// kernel, its launch site and configuration, the block and the thread, and what to change (the
+// fault's record, written by fault_format.hpp's functions, which allocate nothing: to stderr as
+// text, to WB_EMU_FAULTS as JSON, and kept for wb_emu::last_fault()). Then
 // the handler installed before it (Catch2's in a grader, or the default) takes the signal, on one
 // thread only, and the process ends as it did: by the same signal. Any other fault of a kernel
 // thread (an address the system refused) becomes the launch's illegal address, and the process goes
@@ -10,6 +12,7 @@
 #include "stack_guard.hpp"
 
 #include "bounds.hpp"
+#include "fault_format.hpp"
 #include "worker.hpp"
 
 #include <atomic>
@@ -40,7 +43,10 @@ constexpr std::size_t kAltStackBytes = 64 * 1024;
 
 std::atomic<bool> reported{false};  // one message, even when several threads overflow at once
 std::atomic<bool> printed{false};
-char message[4096];
+char message[16384];      // the fault's text, as printed
+char explanation[4096];   // its explanation
+char json[32768];         // its line of WB_EMU_FAULTS
+FaultView overflow;       // its record (stack_overflow_fault()), once `printed`
 char summary[512];  // stack_overflow_summary()
 
 // Every thread's worker state (register_worker), a fixed table the handler can read.
@@ -109,33 +115,53 @@ bool is_stack_overflow(const Worker& w, const siginfo_t* info, const void* conte
 void report(const Worker& w, int sig) {
   const Grid& g = *w.g;
   const LaunchSite& site = *g.site;
-  const int n = std::snprintf(
-      message, sizeof message,
-      "%s:%d: error: kernel fault in %s, launched here with grid (%u,%u,%u) and block (%u,%u,%u); in block "
-      "(%u,%u,%u):\n"
-      "  thread (%u,%u,%u) overflowed its stack: it needed more than the %zu KiB of stack each kernel thread "
+  FaultView& f = overflow;
+  f.kind = FaultKind::stack_overflow;
+  f.kernel = site.kernel ? site.kernel : "";
+  f.launch_file = site.file ? site.file : "";
+  f.launch_line = site.line;
+  const unsigned grid[3] = {g.grid.x, g.grid.y, g.grid.z}, block_dim[3] = {g.block.x, g.block.y, g.block.z},
+                 block[3] = {blockIdx.x, blockIdx.y, blockIdx.z}, thread[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
+  for (int i = 0; i < 3; ++i) {
+    f.grid[i] = grid[i];
+    f.block_dim[i] = block_dim[i];
+    f.block[i] = block[i];
+    f.thread[i] = thread[i];
+  }
+  f.has_thread = true;
+  f.file = "";  // the line the stack ran out at is not looked up here (it would allocate)
+  f.line = 0;
+  std::snprintf(
+      explanation, sizeof explanation,
+      "thread (%u,%u,%u) overflowed its stack: it needed more than the %zu KiB of stack each kernel thread "
       "has on the CPU backend (a large local array, or deep recursion)\n"
       "  A GPU keeps a large local array in local memory (device memory, up to 512 KiB per thread: slow), and "
       "recursion is bounded by its per-thread stack limit (cudaLimitStackSize, see cudaDeviceSetLimit). Keep "
       "per-thread arrays small: data shared by a block belongs in shared memory, large per-thread data in global "
       "memory (cudaMalloc, indexed by thread); make deep recursion a loop.\n"
-      "  The CPU backend cannot go on after this: the process ends with %s.\n",
-      site.file ? site.file : "?", site.line, site.kernel, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
-      g.block.z, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, kFiberStackBytes / 1024,
-      sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+      "  The CPU backend cannot go on after this: the process ends with %s.",
+      threadIdx.x, threadIdx.y, threadIdx.z, kFiberStackBytes / 1024, sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+  f.explanation = explanation;
+  BufferSink text(message, sizeof message);
+  write_text(f, text);
+  const std::size_t text_bytes = text.size();
+  text.put("\n", 1);
   std::snprintf(summary, sizeof summary,
                 "thread (%u,%u,%u), block (%u,%u,%u) of %s overflowed its %zu KiB stack: a large local array or "
                 "deep recursion",
                 threadIdx.x, threadIdx.y, threadIdx.z, blockIdx.x, blockIdx.y, blockIdx.z, site.kernel,
                 kFiberStackBytes / 1024);
-  if (n <= 0) return;
-  std::size_t left = static_cast<std::size_t>(n) < sizeof message ? static_cast<std::size_t>(n) : sizeof message - 1;
+  std::size_t left = text.size();
   for (const char* p = message; left > 0;) {
     const ssize_t k = write(STDERR_FILENO, p, left);
     if (k <= 0) break;
     p += k;
     left -= static_cast<std::size_t>(k);
   }
+  // A line cut short would not be JSON: a text too long for the buffers is left out of the file.
+  BufferSink line(json, sizeof json);
+  write_json(f, message, text_bytes, line);
+  if (!text.overflowed() && !line.overflowed()) append_fault_line(json, line.size());
 }
 
 // Signals this handler has passed on: bounds a loop with a handler that takes it for its own
@@ -236,6 +262,31 @@ void guard_kernel_stacks() {
     sigemptyset(&ours.sa_mask);
     sigaction(sig, &ours, nullptr);
   }
+}
+}  // namespace wb_emu::internal
+
+namespace wb_emu::internal {
+bool stack_overflow_fault(Fault* out) {
+  if (!printed) return false;
+  if (out) {
+    const FaultView& v = overflow;
+    Fault& f = *out;
+    f.kind = v.kind;
+    f.kernel = v.kernel;
+    f.launch_file = v.launch_file;
+    f.launch_line = v.launch_line;
+    for (int i = 0; i < 3; ++i) {
+      f.grid[i] = v.grid[i];
+      f.block_dim[i] = v.block_dim[i];
+      f.block[i] = v.block[i];
+      f.thread[i] = v.thread[i];
+    }
+    f.has_thread = v.has_thread;
+    f.file = v.file;
+    f.line = v.line;
+    f.explanation = v.explanation;
+  }
+  return true;
 }
 }  // namespace wb_emu::internal
 

@@ -1,6 +1,8 @@
 // CPU backend: a kernel thread that overflows its fiber stack explained (stack_guard.cpp).
 #pragma once
 
+#include <wb_emu/fault.hpp>
+
 namespace wb_emu::internal {
 struct Worker;
 /// Records a thread's worker state, made on the thread, for the handler: it finds the faulting
@@ -15,4 +17,7 @@ void guard_kernel_stacks();
 /// Gives the calling thread an alternate signal stack when it has none: every thread that runs
 /// fibers needs one, since a handler cannot run on the stack that overflowed.
 void alt_stack_for_this_thread();
+/// After a kernel thread overflowed its stack (the process is dying of it): its fault's record,
+/// copied to `*out` when not nullptr, and true; false before.
+bool stack_overflow_fault(Fault* out);
 }  // namespace wb_emu::internal

@@ -6,6 +6,7 @@
 #include "fiber.hpp"
 
 #include <wb_emu/block.hpp>
+#include <wb_emu/fault.hpp>
 #include <wb_emu/launch.hpp>
 
 #include <cstddef>
@@ -55,6 +56,16 @@ constexpr std::size_t kSharedSlack = 64 * 1024;
 constexpr std::size_t kSharedArena = 2 * kSharedLimit;
 constexpr std::size_t kSharedGap = 128;  // a multiple of 32 banks of 4 bytes: banks are as without it
 
+/// Where a fault happened, as far as the code that finds it knows: the faulting thread of the block
+/// (linear: threadIdx.x + threadIdx.y*blockDim.x + ...; -1 when no one thread is the faulting one,
+/// as for a barrier that part of the block waits at) and the source line of the access or operation
+/// (file nullptr or "?" and line 0 when not known). The fault's record is made of it (launch.cpp).
+struct FaultAt {
+  int thread = -1;
+  const char* file = nullptr;
+  int line = 0;
+};
+
 struct Instr;  // instrument.hpp
 struct SharedName {
   std::size_t offset, bytes;
@@ -70,7 +81,9 @@ struct Worker {
   std::vector<ThreadRec> th;
   std::deque<unsigned> ready;
   bool fault = false;
-  std::string message;
+  std::string message;  // the fault's explanation (wb_emu::Fault::explanation)
+  FaultKind fault_kind = FaultKind::other;
+  FaultAt fault_at;
   cudaError_t fault_code = cudaErrorLaunchFailure;  // what the launch returns for it (illegal address...)
   // reused across blocks
   std::vector<Fiber*> fibers;      // all of this worker's fibers
@@ -118,10 +131,15 @@ extern thread_local Worker* tls_worker;
 /// worker) when the block faulted.
 bool run_block(const Grid& g, std::uint64_t linear);
 
-/// Records a fault of the running block; the scheduler stops the block.
-void raise_fault(Worker& w, const std::string& what);
+/// Records a fault of the running block (unless it has one already): its kind, its explanation
+/// and, where known, the thread and source line; the scheduler stops the block.
+void raise_fault(Worker& w, FaultKind kind, const std::string& what, FaultAt at = {});
 /// Called on a kernel thread: records the fault and never returns to the kernel.
-[[noreturn]] void fault_here(Worker& w, const std::string& what);
+[[noreturn]] void fault_here(Worker& w, FaultKind kind, const std::string& what, FaultAt at = {});
+/// Called on a kernel thread of a block that has faulted already (raise_fault): never returns.
+[[noreturn]] void stop_here(Worker& w);
+/// The running kernel thread, at `file`:`line` (an operation whose line the call names).
+inline FaultAt at_this_thread(const Worker& w, const char* file, int line) { return FaultAt{w.current, file, line}; }
 
 // ---- message helpers ----
 inline std::string where(const char* file, int line) {

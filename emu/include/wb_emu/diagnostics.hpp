@@ -6,6 +6,8 @@
 /// emu/src/instrument.cpp and emu/src/launch.cpp.
 #pragma once
 
+#include <wb_emu/fault.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,7 +57,8 @@ std::string last_launch_warning();
 /// (wb_emu::last_fault_message()): its lowest faulting block so far. A faulting block stops the
 /// launch from starting more blocks, but the launch ends only when the blocks already running
 /// end; when one of them never does, a watchdog (wb::Watchdog) that gives up on the launch names
-/// this fault as well. Any thread may call it while the launch runs; every build keeps it.
+/// this fault as well. Any thread may call it while the launch runs; every build keeps it. (Its
+/// record: running_launch_fault(Fault*), <wb_emu/fault.hpp>.)
 std::string running_launch_fault();
 
 }  // namespace wb_emu

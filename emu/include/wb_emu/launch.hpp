@@ -2,11 +2,12 @@
 /// \brief The CPU backend's launch machinery: what the launch rewriter turns
 /// `kernel<<<grid, block, shmem, stream>>>(args)` into (wb_emu::make_launch), the worker count,
 /// and what the most recent launch left to read (its memory statistics in instrumented builds,
-/// its fault's text). Defined in emu/src/launch.cpp, emu/src/pool.cpp and emu/src/instrument.cpp.
+/// its fault's text and record, <wb_emu/fault.hpp>). Defined in emu/src/launch.cpp, emu/src/pool.cpp and emu/src/instrument.cpp.
 #pragma once
 
 #include <wb_emu/api.hpp>
 #include <wb_emu/builtins.hpp>
+#include <wb_emu/fault.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -182,7 +183,8 @@ SharedUse last_launch_shared_memory();
 void set_logical_extent(const void* first, std::size_t bytes, std::size_t element_bytes = 1,
                         const char* file = nullptr, int line = 0);
 /// The text of the most recent kernel fault, as printed to stderr ("" if none): different
-/// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...
+/// barriers, a bad warp-operation mask, a shared-memory race (instrumented builds)...; describe()
+/// of last_fault()'s record (<wb_emu/fault.hpp>), which says the same in fields.
 std::string last_fault_message();
 /// After a kernel thread overflowed its stack, while the process dies of the signal: one line that
 /// says which thread of which kernel, for a grader's verdict (a handler installed before the
