@@ -52,25 +52,19 @@ std::string context_lost_reason() {
   return lost().fault.empty() ? "" : "the CUDA context is unusable after " + lost().fault + "; later cases not run";
 }
 
-std::string fault_headline(const std::string& text) {
-  const auto nl = text.find('\n');
-  std::string kernel;
-  const std::string tag = "kernel fault in ";
-  if (const auto at = text.find(tag); at != std::string::npos && at < nl) {
-    const auto end = text.find(", launched here", at);  // not the first ',': `k<float, 4>`
-    kernel = text.substr(at + tag.size(), (end == std::string::npos || end > nl ? nl : end) - at - tag.size());
-  }
-  if (nl == std::string::npos) return trim(text);
-  const auto nl2 = text.find('\n', nl + 1);
-  const std::string sentence = trim(text.substr(nl + 1, nl2 == std::string::npos ? std::string::npos : nl2 - nl - 1));
-  return "kernel fault in " + (kernel.empty() ? std::string("a kernel") : kernel) + ": " + sentence;
+#ifdef WB_EMU
+std::string fault_headline(const wb_emu::Fault& fault) {
+  const std::string& e = fault.explanation;
+  const std::string sentence = trim(e.substr(0, e.find('\n')));
+  return "kernel fault in " + (fault.kernel.empty() ? std::string("a kernel") : fault.kernel) + ": " + sentence;
 }
+#endif
 
 std::string cuda_error_headline(const std::string& what, cudaError_t code) {
 #ifdef WB_EMU
   if (code == cudaErrorLaunchFailure) {
-    const std::string fault = wb_emu::last_fault_message();
-    if (!fault.empty()) return fault_headline(fault);
+    wb_emu::Fault fault;
+    if (wb_emu::last_fault(&fault)) return fault_headline(fault);
   }
 #endif
   std::string s = what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";

@@ -30,7 +30,9 @@ Watchdog::Watchdog(std::string what, std::chrono::seconds limit) : what_(std::mo
     // On the CPU backend a block may have faulted while another, already running, never ends:
     // the launch would print the fault when it ends, which it never does. Name it here.
 #ifdef WB_EMU
-    const std::string fault = wb_emu::running_launch_fault();
+    wb_emu::Fault record;
+    const bool faulted = wb_emu::running_launch_fault(&record);
+    const std::string fault = faulted ? wb_emu::describe(record) : std::string();
 #else
     const std::string fault;
 #endif
@@ -50,7 +52,12 @@ Watchdog::Watchdog(std::string what, std::chrono::seconds limit) : what_(std::mo
       finish_report("wrong\t" + never);
     } else {  // the fault leads (the more precise diagnosis), the case follows when there is room
       const std::string then = "; then the kernel never finished", in = " (" + what_ + ")";
-      std::string detail = shorten(fault_headline(fault), summary_detail_max - then.size()) + then;
+#ifdef WB_EMU
+      const std::string headline = fault_headline(record);
+#else
+      const std::string headline = fault;
+#endif
+      std::string detail = shorten(headline, summary_detail_max - then.size()) + then;
       if (detail.size() + in.size() <= summary_detail_max) detail += in;
       finish_report("wrong\t" + detail);
     }

@@ -15,6 +15,10 @@
 #include <functional>
 #include <string>
 
+#ifdef WB_EMU
+#include <wb_emu/fault.hpp>
+#endif
+
 namespace wb {
 
 /// Runs `launch` (a call into the learner's code that launches kernels) and waits for it:
@@ -48,9 +52,12 @@ std::string recover_from(const std::string& what, cudaError_t code);
 /// backend's fault sentence, or the error's name and its usual cause.
 std::string cuda_error_headline(const std::string& what, cudaError_t code);
 
-/// A CPU-backend fault's text ("<file>:<line>: error: kernel fault in K, launched here with ...;
-/// in block (...):\n  <sentence>\n  <detail>...", as wb_emu::last_fault_message() gives it) as
-/// the summary's one sentence: "kernel fault in K: <sentence>".
-std::string fault_headline(const std::string& fault_text);
+#ifdef WB_EMU
+/// A CPU-backend fault (wb_emu::last_fault()) as the summary's one sentence: "kernel fault in K:
+/// <sentence>", the sentence being the first line of the fault's explanation (its text, as
+/// printed, is "...: error: kernel fault in K, launched here with ...; in block (...):\n
+/// <sentence>\n  <detail>..."). Made from the record's fields: nothing parses the text.
+std::string fault_headline(const wb_emu::Fault& fault);
+#endif
 
 }  // namespace wb
