@@ -16,6 +16,8 @@
 
 #include <unistd.h>
 
+#include "compat.hpp"
+#include "compat_runtime.hpp"
 #include "diagnostics.hpp"
 #include "kernels.hpp"
 #include "support.hpp"
@@ -212,6 +214,23 @@ TEST_CASE("a warp operation whose mask names exited lanes is a record of kind wa
   f = record_of([] { return emu_test::barrier_never_reached(); });
   CHECK(f.kind == FaultKind::warp);
   CHECK(f.line == line_of("barriers.cu", "// shuffle C"));
+}
+
+TEST_CASE("grid.sync() in a <<<>>> launch is a record of kind cooperative; __trap() one of kind other",
+          "[emu][faults]") {
+  Fault f = record_of([] { return compat_plain::grid_sync_in_plain_launch(); });
+  CHECK(f.kind == FaultKind::cooperative);
+  REQUIRE(f.has_thread);
+  CHECK_THAT(f.file, EndsWith("/coop_groups.cu"));
+  CHECK(f.line == line_of("coop_groups.cu", "// grid sync plain"));
+  CHECK_THAT(f.explanation, StartsWith("grid_group::sync() at "));
+  f = record_of([] { return compat_plain::trap_in_kernel(); });
+  CHECK(f.kind == FaultKind::other);
+  CHECK(f.kernel == "trap_kernel");
+  REQUIRE(f.has_thread);
+  check_triple(f.thread, 3, 0, 0);
+  CHECK_THAT(f.file, EndsWith("/vector_intrinsics.cu"));
+  CHECK(f.line == line_of("vector_intrinsics.cu", "// trap here"));
 }
 
 TEST_CASE("the headline a grader shows comes from the record: the explanation's first line", "[emu][faults]") {
