@@ -42,9 +42,20 @@ for id in "${ids[@]}"; do
     t0=$(date +%s.%N)
     bash cmake/workbook.sh grade "$id" >"$log" 2>&1
     t1=$(date +%s.%N)
-    verdict=$(grep -m1 '^  verdict:' "$log" | sed 's/^  verdict: //')
-    speed=$(grep -m1 '^  speed:' "$log" | sed 's/^  speed: *//')
-    printf '%s %s: %.1f s  %s%s\n' "$topic" "$run" "$(awk "BEGIN { print $t1 - $t0 }")" "${verdict:-no verdict}" "${speed:+  $speed}"
+    # The verdict from its document (docs/verdict-schema.md), not from the printed text.
+    doc=$(ls -t build/*/grades/"$topic".json 2>/dev/null | head -1)
+    python3 - "$topic" "$run" "$t0" "$t1" "$doc" <<'PY'
+import json, sys
+topic, run, t0, t1, doc = sys.argv[1:]
+kind = speed = ""
+try:
+    v = json.load(open(doc))
+    kind = v["kind"] + (": " + v["detail"] if v.get("detail") else "")
+    speed = v.get("speed", "")
+except (OSError, ValueError, KeyError):
+    kind = "no verdict"
+print(f"{topic} {run}: {float(t1) - float(t0):.1f} s  {kind}" + (f"  {speed}" if speed else ""))
+PY
     full=$(sed -n 's/^ *(full log: \(.*\))$/\1/p' "$log" | tail -1)
     if [[ -n $full && -f $full ]]; then
       build=$(sed -n 's/^\[[0-9]*\/[0-9]* \([0-9.]*\)s\] .*/\1/p' "$full" | tail -1)

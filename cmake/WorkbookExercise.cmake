@@ -16,7 +16,7 @@
 # The exercise's id is x<NN-name> (x01-histogram): its grader target is grade-x01-histogram-<backend>,
 # its tests x01-histogram.<backend>.{solution,stub,mutants.<m>,accepted.<a>}, labelled `exercise`,
 # `<id>` and `<backend>`, and `bash cmake/workbook.sh grade x01` grades it. Exercises are listed
-# after the chapters in chapters.txt (the grade command's list) and in the docs, in the order
+# after the chapters in the catalog (the grade command's list) and in the docs, in the order
 # they are added (exercises/CMakeLists.txt, included after the chapters).
 function(workbook_add_exercise name)
   cmake_parse_arguments(PARSE_ARGV 1 EX "ANCHORS;TORCH_ANCHORS" "CUDA_ONLY;TITLE" "MUTANTS;ACCEPTED")

@@ -2,12 +2,15 @@
 # Finds, or installs, what one workbook command needs, and nothing it does not:
 #   bash cmake/setup.sh grade   to build and grade: a C++17 compiler, CMake >= 3.24, Ninja, Catch2 v3,
 #                               nlohmann_json (the verdicts' JSON), CLI11 (the command's arguments),
+#                               libuv (the command's processes and file watching),
 #                               Boost.Context (the CPU backend's fibers; not with WB_PRESET=gpu, the
 #                               CUDA backend alone);
 #                               and for chapter 05 (optional) torch and pytest in the project's
 #                               virtual environment, .venv
 #   bash cmake/setup.sh test    grade's, and GNU patch (the test suite's planted bugs are patches)
 #   bash cmake/setup.sh docs    grade's build tools (not torch), Doxygen and Graphviz
+#   bash cmake/setup.sh cli     the learner's command alone (cli/: a C++17 compiler, CMake, Ninja,
+#                               CLI11, nlohmann_json, libuv): status, hint and reset need no more
 #   bash cmake/setup.sh all     all of them (the default)
 #   ... --check                 only check: exit 1 and print what to install if anything required is missing
 # Missing packages: as root on Debian/Ubuntu it installs them with apt-get (Catch2 v3 from
@@ -27,9 +30,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 what=all check_only=0
 for arg in "$@"; do
   case $arg in
-    grade|test|docs|all) what=$arg ;;
+    grade|test|docs|all|cli) what=$arg ;;
     --check) check_only=1 ;;
-    *) echo "setup: unknown argument '$arg' (grade, test, docs or all; --check)" >&2; exit 2 ;;
+    *) echo "setup: unknown argument '$arg' (grade, test, docs, cli or all; --check)" >&2; exit 2 ;;
   esac
 done
 venv=${WB_VENV:-$root/.venv}
@@ -50,9 +53,10 @@ cache_key() {  # the files chapter 05's step found
   files+=("$venv/bin/python3" /usr/lib/cmake/Catch2/Catch2Config.cmake /usr/lib/*/cmake/Catch2/Catch2Config.cmake
           /usr/local/lib/cmake/Catch2/Catch2Config.cmake /usr/local/lib/*/cmake/Catch2/Catch2Config.cmake
           /usr/lib/*/cmake/boost_context-*/boost_context-config.cmake
-          /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake/CLI11/CLI11Config.cmake)
+          /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake/CLI11/CLI11Config.cmake
+          /usr/include/uv.h /usr/local/include/uv.h /opt/homebrew/include/uv.h)
   echo "$what ${WB_TORCH:-ON} ${WB_PRESET:-} $venv ${CMAKE_PREFIX_PATH:-}"
-  stat -L -c '%n %Y' "${files[@]}" 2>/dev/null || true
+  stat -L -c '%n %Y' "${files[@]}" 2>/dev/null || stat -L -f '%N %m' "${files[@]}" 2>/dev/null || true
 }
 if ((!check_only)) && [[ ${WB_SETUP:-} != force && -f $stamp ]]; then
   read -r -a found < <(sed -n 2p "$stamp") || true
@@ -98,9 +102,18 @@ have_cmake_package() {
   return 1
 }
 
+# libuv's header (Debian's libuv1-dev ships no CMake package; cli/CMakeLists.txt finds uv.h and the library).
+have_libuv() {
+  local d prefixes=${CMAKE_PREFIX_PATH:-}
+  for d in /usr /usr/local /opt/homebrew ${prefixes//[;:]/ }; do
+    [[ -f "$d/include/uv.h" ]] && return 0
+  done
+  return 1
+}
+
 cmake_ok() {
   command -v cmake >/dev/null || return 1
-  local v; v=$(cmake --version | head -n1 | awk '{print $3}')
+  local v; v=$(cmake --version | head -n1); v=${v##* }
   [[ "$(printf '%s\n3.24\n' "$v" | sort -V | head -n1)" == "3.24" ]]
 }
 
@@ -109,9 +122,11 @@ missing() {
   cmake_ok                         || echo cmake
   command -v ninja >/dev/null      || echo ninja-build
   command -v c++ >/dev/null        || echo g++
-  have_catch2                      || echo libcatch2-dev
   have_cmake_package nlohmann_json nlohmann/json.hpp || echo nlohmann-json3-dev
   have_cmake_package CLI11 CLI/CLI.hpp               || echo libcli11-dev
+  have_libuv                                         || echo libuv1-dev
+  [[ $what == cli ]] && return 0
+  have_catch2                      || echo libcatch2-dev
   # The CPU backend's fibers; the CUDA backend alone (WB_PRESET=gpu) needs no Boost.
   [[ ${WB_PRESET:-} == gpu ]] || have_boost_context || echo libboost-context-dev
   if [[ $what == test || $what == all ]]; then
@@ -132,13 +147,13 @@ apt_command() {  # packages...: the command that installs them, as root or with 
 explain() {  # packages...
   echo "setup: \`$what\` needs: $*" >&2
   if grep -qs 'VERSION_CODENAME=bookworm' /etc/os-release && [[ " $* " == *" libcatch2-dev "* ]]; then
-    echo "setup: on Debian bookworm, Catch2 v3 is in bookworm-backports:" >&2
-    echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list" >&2
+    echo "setup: on Debian bookworm, Catch2 v3 is in bookworm-backports: add that suite of your mirror to your apt sources," >&2
+    echo "  e.g. the line 'deb <your bookworm mirror> bookworm-backports main' in /etc/apt/sources.list.d/backports.list" >&2
   fi
   echo "setup: install them, e.g.:" >&2
   echo "  $(apt_command "$@")" >&2
-  echo "setup: on macOS with Homebrew: brew install cmake ninja catch2 nlohmann-json cli11 boost doxygen graphviz" >&2
-  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, nlohmann_json 3, CLI11 2, Boost.Context (grade); GNU patch (test); Doxygen, Graphviz (docs)" >&2
+  echo "setup: on macOS with Homebrew: brew install cmake ninja catch2 nlohmann-json cli11 libuv boost doxygen graphviz" >&2
+  echo "setup: or elsewhere: CMake >= 3.24, Ninja, a C++17 compiler, Catch2 v3, nlohmann_json 3, CLI11 2, libuv, Boost.Context (grade); GNU patch (test); Doxygen, Graphviz (docs)" >&2
 }
 
 can_apt() { ((!check_only)) && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; }
@@ -150,7 +165,12 @@ apt_install() {  # packages...
     if [[ $p == libcatch2-dev ]] && grep -qs 'VERSION_CODENAME=bookworm' /etc/os-release; then
       # bookworm's own libcatch2-dev is v2; v3 comes from backports.
       if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-        echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/workbook-backports.list
+        # The same mirror as this machine's own bookworm sources (no host is written here).
+        local mirror
+        mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1)
+        [[ -n $mirror ]] || mirror=$(sed -n 's/^deb  *\([^ []*\) .*/\1/p' /etc/apt/sources.list 2>/dev/null | grep -v security | head -n 1)
+        [[ -n $mirror ]] || { echo "setup: no Debian mirror in this machine's apt sources for bookworm-backports" >&2; exit 1; }
+        echo "deb $mirror bookworm-backports main" > /etc/apt/sources.list.d/workbook-backports.list
       fi
       pkgs+=(libcatch2-dev/bookworm-backports)
     else
@@ -209,14 +229,16 @@ print(os.path.realpath(torch.version.__file__), os.path.realpath(pytest.__file__
 print(os.path.realpath(torch.version.__file__), os.path.realpath(pytest.__file__))' 2>/dev/null) || true
 }
 
-mapfile -t need < <(missing)
+need=()
+while IFS= read -r p; do need+=("$p"); done < <(missing)
 if ((${#need[@]})); then
   if ! can_apt; then
     explain "${need[@]}"
     exit 1
   fi
   apt_install "${need[@]}"
-  mapfile -t need < <(missing)
+  need=()
+  while IFS= read -r p; do need+=("$p"); done < <(missing)
   if ((${#need[@]})); then explain "${need[@]}"; exit 1; fi
 fi
 found=()

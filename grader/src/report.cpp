@@ -62,10 +62,7 @@ State& state() {
 // `$WB_PROGRESS_FILE` holds the test case (and section) running now, so that the grade command can
 // say where a grader that died without a verdict (a signal Catch2 could not catch) was.
 void note_progress(const std::string& test, const std::string& section) {
-  if (const char* path = std::getenv("WB_PROGRESS_FILE")) {
-    std::ofstream f(path, std::ios::trunc);
-    f << test << "\t" << section << "\n";
-  }
+  if (const char* path = std::getenv("WB_PROGRESS_FILE"); path && *path) write_progress_file({test, section}, path);
 }
 
 std::string one_line(std::string s) {
@@ -290,7 +287,9 @@ class Listener : public Catch::EventListenerBase {
         if (why.empty())
           if (const char* overflow = wb_emu::stack_overflow_summary()) why = overflow;
 #endif
-        s.crash = Crash{one_line(msg), one_line(why)};
+        s.crash = Crash{one_line(msg), one_line(why), {}};
+        for (const auto& info : stats.infoMessages)  // what the case had captured (CAPTURE, INFO)
+          s.crash->captured.push_back(one_line(std::string(info.message)));
         if (!why.empty()) msg += ": " + why;
       }
       s.first_unexplained = one_line(msg);

@@ -59,7 +59,8 @@ std::string to_json(const Verdict& v) {
   json speeds = json::array();
   for (const auto& s : v.speeds) speeds.push_back({{"ratio", s.ratio}, {"minimum", s.minimum}, {"detail", s.detail}});
   json crash = nullptr;
-  if (v.crash) crash = {{"signal", v.crash->signal}, {"explanation", v.crash->explanation}};
+  if (v.crash)
+    crash = {{"signal", v.crash->signal}, {"explanation", v.crash->explanation}, {"captured", v.crash->captured}};
   const json j = {
       {"schema", verdict_schema_version},
       {"id", v.id},
@@ -116,7 +117,8 @@ Verdict verdict_from_json(const std::string& text) {
     for (const auto& s : *it)
       v.speeds.push_back({field<double>(s, "ratio"), field<double>(s, "minimum"), field<std::string>(s, "detail")});
   if (const auto it = j.find("crash"); it != j.end() && it->is_object())
-    v.crash = Crash{field<std::string>(*it, "signal"), field<std::string>(*it, "explanation")};
+    v.crash = Crash{field<std::string>(*it, "signal"), field<std::string>(*it, "explanation"),
+                    field<std::vector<std::string>>(*it, "captured")};
   return v;
 }
 
@@ -139,10 +141,26 @@ std::string verdict_block(const Verdict& v) {
   return out.str();
 }
 
-std::string status_line(const Verdict& v) {
-  std::string summary = v.detail;  // the "why": the detail, then what was not checked
+std::string why_text(const Verdict& v) {
+  std::string summary = v.detail;  // the detail, then what was not checked
   for (const auto& u : v.not_checked) summary += (summary.empty() ? "" : "; ") + std::string("not checked: ") + u;
-  return kind_name(v.kind) + "\t" + one_line(summary) + "\t" + one_line(v.speed) + "\n";
+  return one_line(summary);
+}
+
+void write_progress_file(const Progress& p, const std::string& path) {
+  std::ofstream f(path, std::ios::trunc);
+  f << json{{"case", p.test_case}, {"section", p.section}}.dump() << "\n";
+}
+
+std::optional<Progress> read_progress_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return std::nullopt;
+  try {
+    const json j = json::parse(f);
+    return Progress{j.value("case", ""), j.value("section", "")};
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
 }
 
 void write_requested_files(const Verdict& v) {

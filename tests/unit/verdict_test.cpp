@@ -34,7 +34,7 @@ wb::Verdict full_verdict() {
   v.not_checked = {"elements past 2^31"};
   v.speed = "0.50x the solution: slower than the solution";
   v.speeds = {{0.5, 0.8, "2^28 floats: 1 GB/s"}, {1.25, 0.0, ""}};
-  v.crash = wb::Crash{"SIGSEGV - Segmentation violation signal", "a misaligned float4"};
+  v.crash = wb::Crash{"SIGSEGV - Segmentation violation signal", "a misaligned float4", {"offset := 1", "n := 7"}};
   return v;
 }
 
@@ -63,6 +63,7 @@ void require_same(const wb::Verdict& a, const wb::Verdict& b) {
   if (a.crash) {
     CHECK(a.crash->signal == b.crash->signal);
     CHECK(a.crash->explanation == b.crash->explanation);
+    CHECK(a.crash->captured == b.crash->captured);
   }
 }
 
@@ -110,16 +111,14 @@ TEST_CASE("a document that is not a verdict is refused with the reason", "[verdi
                     ContainsSubstring("\"cause\""));
 }
 
-TEST_CASE("the printed block and the status line are made from the verdict", "[verdict]") {
+TEST_CASE("the printed block and the summary's why are made from the verdict", "[verdict]") {
   wb::Verdict v = full_verdict();
   CHECK(wb::verdict_block(v) ==
         "\n==== 03-coalescing (memory coalescing) on the CPU backend ====\n"
         "  verdict: too slow: the transpose is right but not coalesced\n"
         "  not checked: elements past 2^31\n"
         "  speed:   0.50x the solution: slower than the solution\n");
-  CHECK(wb::status_line(v) ==
-        "too slow\tthe transpose is right but not coalesced; not checked: elements past 2^31\t"
-        "0.50x the solution: slower than the solution\n");
+  CHECK(wb::why_text(v) == "the transpose is right but not coalesced; not checked: elements past 2^31");
 
   v.title = "";
   v.device = "";
@@ -128,7 +127,7 @@ TEST_CASE("the printed block and the status line are made from the verdict", "[v
   v.speed = "";
   v.detail = "line one\nline two\tand a tab";
   CHECK(wb::verdict_block(v) == "\n==== 03-coalescing ====\n  verdict: too slow: line one\nline two\tand a tab\n");
-  CHECK(wb::status_line(v) == "too slow\tline one line two and a tab\t\n");  // one line, three fields
+  CHECK(wb::why_text(v) == "line one line two and a tab");  // one line
 }
 
 TEST_CASE("a diagnosis that is not UTF-8 still makes a document", "[verdict]") {
@@ -188,4 +187,16 @@ TEST_CASE("the schema page lists every field the document has", "[verdict]") {
   REQUIRE(end != std::string::npos);
   const wb::Verdict example = wb::verdict_from_json(page.substr(begin + 8, end - begin - 8));
   CHECK(example.kind == wb::VerdictKind::not_started);
+}
+
+TEST_CASE("a grader's progress file: written, read back, and nothing where there is none", "[verdict]") {
+  const std::string path = std::string(WB_UNIT_OUT) + "/progress-test.json";
+  wb::write_progress_file({"a case, with \"quotes\"", "its section"}, path);
+  const auto p = wb::read_progress_file(path);
+  REQUIRE(p);
+  CHECK(p->test_case == "a case, with \"quotes\"");
+  CHECK(p->section == "its section");
+  CHECK_FALSE(wb::read_progress_file(path + ".none"));
+  std::ofstream(path, std::ios::trunc) << "{\"case\": \"cut sh";  // a grader killed while writing it
+  CHECK_FALSE(wb::read_progress_file(path));
 }

@@ -39,7 +39,20 @@ struct SpeedMeasure {
 struct Crash {
   std::string signal;       ///< Catch2's words for it, e.g. "SIGSEGV - Segmentation violation signal"
   std::string explanation;  ///< the grader's or the CPU backend's explanation; may be empty
+  std::vector<std::string> captured;  ///< the case's captured values then (Catch2's CAPTURE), e.g. "offset := 1"
 };
+
+/// Where a grader is: the test case and section it runs now, kept in the file `$WB_PROGRESS_FILE`
+/// names, so that the grade command can say where a grader died without a verdict (a signal
+/// Catch2 could not catch, such as SIGKILL).
+struct Progress {
+  std::string test_case;
+  std::string section;  ///< "" outside a section
+};
+/// Writes `p` to `path` as a small JSON document (replacing what was there).
+void write_progress_file(const Progress& p, const std::string& path);
+/// The progress a grader left; std::nullopt when there is none or it is unreadable.
+std::optional<Progress> read_progress_file(const std::string& path);
 
 /// The version of the JSON document below; raised when a field changes meaning or goes away.
 inline constexpr int verdict_schema_version = 1;
@@ -85,10 +98,8 @@ bool write_verdict_file(const Verdict& v, const std::string& path);
 /// \endverbatim
 std::string verdict_block(const Verdict& v);
 
-/// One line for the grade command's table: the kind, the detail and what was not checked, and
-/// the speed, separated by tabs
-/// (`wb-verdicts status`, which cmake/workbook.sh reads).
-std::string status_line(const Verdict& v);
+/// The "why" of the grade command's table: the detail, then what was not checked, on one line.
+std::string why_text(const Verdict& v);
 
 /// Writes the JSON document to the file `$WB_VERDICT_FILE` names, when it is set.
 void write_requested_files(const Verdict& v);
