@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "../common/table_row.hpp"
 #include "scan.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -260,25 +259,20 @@ TEST_CASE("speed against the solution and cub::DeviceScan::InclusiveSum", "[x02]
   wb::DeviceBuffer<float> din(in), dout(in.size()), copy(in.size());
   wb::DeviceBuffer<unsigned char> mine(student::inclusive_scan_scratch_bytes(n)),
       theirs(solution::inclusive_scan_scratch_bytes(n));
-  wb::SpeedBar bar;
-  bar.yours = "your inclusive_scan";
-  bar.solution = "solution (decoupled look-back)";
-  bar.anchor = "cub::DeviceScan::InclusiveSum";
-  bar.size = "2^28 floats";
-  bar.result = "the scan";
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{bar.yours, [&] { student::inclusive_scan(din.data(), dout.data(), n, mine.data()); }},
-       {bar.solution, [&] { solution::inclusive_scan(din.data(), dout.data(), n, theirs.data()); }},
-       {bar.anchor, [&] { wb::anchors::cub_inclusive_sum(din.data(), dout.data(), n); }},
-       {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); }}},
-      8.0 * double(n));
-  std::cout << wb::format_timings("inclusive scan of 2^28 floats (8 bytes per element: read and write)", t,
-                                  bar.solution);
-  exercise::print_table_row("x02-scan", "2^28 floats", wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
-                            bar.anchor, {8.0 * double(n), false});
-  dout.poison();
-  wb::run_launch("inclusive_scan (after timing, n = 2^28)",
-                 [&] { student::inclusive_scan(din.data(), dout.data(), n, mine.data()); });
-  WB_REQUIRE_MATCH(judge(in, ref, dout, "after timing, n = 2^28"));
-  wb::speed_verdict(t, bar);  // shown, not graded: the exercise is a correct scan of any n
+  auto yours = [&] { student::inclusive_scan(din.data(), dout.data(), n, mine.data()); };
+  wb::grade_speed(  // shown, not graded: the exercise is a correct scan of any n
+      wb::SpeedCase("inclusive scan of 2^28 floats (8 bytes per element: read and write)",
+                    wb::memory_bound(8.0 * double(n)))
+          .yours("your inclusive_scan", yours)
+          .solution("solution (decoupled look-back)",
+                    [&] { solution::inclusive_scan(din.data(), dout.data(), n, theirs.data()); })
+          .row("device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); })
+          .anchor({"cub::DeviceScan::InclusiveSum", [&] { wb::anchors::cub_inclusive_sum(din.data(), dout.data(), n); }})
+          .bar("2^28 floats", "the scan")
+          .table_row("x02-scan"),
+      [&] {
+        dout.poison();
+        wb::run_launch("inclusive_scan (after timing, n = 2^28)", yours);
+        return judge(in, ref, dout, "after timing, n = 2^28");
+      });
 }
