@@ -59,13 +59,9 @@ void require_after_timing(const std::function<Comparison()>& recheck) {
 }  // namespace
 
 SpeedVerdict grade_speed(const SpeedCase& sc, const std::function<Comparison()>& recheck) {
-  std::vector<Timed> rows = sc.contenders;
-  for (const Anchor* a : {&sc.library, &sc.torch_compile}) {
-    if (a->name.empty()) continue;
-    if (a->run) rows.push_back({a->name, a->run});
-    else std::cout << a->kind << " not available: " << a->missing << "\n";
-  }
-  const std::vector<Timing> t = timed(sc.title, rows, sc.work.bytes);
+  for (const Anchor* a : {&sc.library, &sc.torch_compile})
+    if (!a->name.empty() && !a->run) std::cout << a->kind << " not available: " << a->missing << "\n";
+  const std::vector<Timing> t = timed(sc.title, sc.contenders, sc.work.bytes);
   const Peaks peaks = device_peaks();
   std::cout << format_speed_table(sc.title, t, sc.speed_bar.solution, sc.work, peaks, device_name());
   if (!sc.row_id.empty()) {

@@ -168,13 +168,19 @@ SpeedCase& SpeedCase::row(std::string name, std::function<void()> run, double by
 
 SpeedCase& SpeedCase::anchor(Anchor a) {
   library = std::move(a);
-  if (library.run) speed_bar.anchor = library.name;
+  if (library.run) {
+    speed_bar.anchor = library.name;
+    contenders.push_back({library.name, library.run});
+  }
   return *this;
 }
 
 SpeedCase& SpeedCase::compiled(Anchor a) {
   torch_compile = std::move(a);
-  if (torch_compile.run) speed_bar.compiled = torch_compile.name;
+  if (torch_compile.run) {
+    speed_bar.compiled = torch_compile.name;
+    contenders.push_back({torch_compile.name, torch_compile.run});
+  }
   return *this;
 }
 

@@ -126,8 +126,7 @@ struct Anchor {
 ///                       .table_row("x03-sgemm"),
 ///                   [&] { ...; return comparison; });
 /// \endcode
-/// Rows are timed in the order given: yours, solution, the rows added by row(), the anchor, the
-/// torch.compile anchor.
+/// Rows are timed and shown in the order given, yours and the solution first.
 struct SpeedCase {
   SpeedCase(std::string title, Work work);
   /// The learner's row ("your ...") and the solution's: the ratio is the solution's time / yours.
@@ -136,10 +135,10 @@ struct SpeedCase {
   /// A further row shown in the table only (another launch of the solution, a device copy);
   /// `bytes` when it moves other than the work's bytes.
   SpeedCase& row(std::string name, std::function<void()> run, double bytes = 0);
-  /// The library anchor: its ratio is in the verdict and the `table row:` line. A missing one
-  /// prints "<kind> not available: <why>" and is left out.
+  /// The library anchor, a row here: its ratio is in the verdict and the `table row:` line. A
+  /// missing one is left out, and grade_speed() prints "<kind> not available: <why>".
   SpeedCase& anchor(Anchor a);
-  /// The torch.compile anchor, where the grader has one: a row, and a ratio in the verdict.
+  /// The torch.compile anchor, where the grader has one: a row here, and a ratio in the verdict.
   SpeedCase& compiled(Anchor a);
   /// What was timed (the summary's "2^28 floats"), what is right but slow ("the sum"), and, where
   /// speed is graded, the minimum ratio to the solution and what usually makes a version slow.
