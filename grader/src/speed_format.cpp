@@ -145,6 +145,15 @@ std::string format_table_row(const std::string& id, const std::string& size, con
   return line + b;
 }
 
+namespace {
+// An anchor that runs here is a row, and the bar compares with it by name.
+void anchor_row(const Anchor& a, std::string& bar_name, std::vector<Timed>& rows) {
+  if (!a.run) return;
+  bar_name = a.name;
+  rows.push_back({a.name, a.run});
+}
+}  // namespace
+
 SpeedCase::SpeedCase(std::string t, Work w) : title(std::move(t)), work(w) {
   contenders.resize(2);  // yours and the solution, first
 }
@@ -168,19 +177,13 @@ SpeedCase& SpeedCase::row(std::string name, std::function<void()> run, double by
 
 SpeedCase& SpeedCase::anchor(Anchor a) {
   library = std::move(a);
-  if (library.run) {
-    speed_bar.anchor = library.name;
-    contenders.push_back({library.name, library.run});
-  }
+  anchor_row(library, speed_bar.anchor, contenders);
   return *this;
 }
 
 SpeedCase& SpeedCase::compiled(Anchor a) {
   torch_compile = std::move(a);
-  if (torch_compile.run) {
-    speed_bar.compiled = torch_compile.name;
-    contenders.push_back({torch_compile.name, torch_compile.run});
-  }
+  anchor_row(torch_compile, speed_bar.compiled, contenders);
   return *this;
 }
 
