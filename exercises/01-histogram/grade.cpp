@@ -178,18 +178,12 @@ wb::Comparison run_case(const std::vector<std::uint8_t>& in, const std::string& 
     dhist.upload(std::vector<unsigned int>(kHistogramBins, kSentinel));
     wb::run_launch("histogram (" + where + ")",
                    [&] { student::histogram(din.data() + offset, std::int64_t(in.size()), dhist.data()); });
-    const auto guard = dhist.guard_hits();
-    if (!guard.empty()) {
-      c.array = "hist";
-      c.context = where;
-      c.pattern = wb::Pattern::out_of_bounds;
-      c.guard_hits = guard;
-      c.diagnosis = "hist[" + std::to_string(guard.front().index) +
-                    "] was written: hist has 256 bins, 0 to 255 (is a bin index computed from a signed char, or "
-                    "outside 0..255?)";
-      return c;
-    }
-    c = judge(in, dhist.download(), where);
+    c = wb::guarded_comparison("hist", kHistogramBins, where, dhist, [](std::int64_t at) {
+      return "hist[" + std::to_string(at) +
+             "] was written: hist has 256 bins, 0 to 255 (is a bin index computed from a signed char, or outside "
+             "0..255?)";
+    });
+    if (c.ok()) c = judge(in, dhist.download(), where);
   }
   if (c.ok() && din.download() != buffer) {  // (byte 0xFF is a valid sample: compared here, not as "unwritten")
     const std::vector<std::uint8_t> after = din.download();

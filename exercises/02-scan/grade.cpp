@@ -194,20 +194,13 @@ wb::Comparison run_case(const std::vector<float>& in, const std::string& context
     dout.poison();
     wb::run_launch("inclusive_scan (" + where + ")",
                    [&] { student::inclusive_scan(din.data(), dout.data(), n, dscratch.data()); });
-    const auto hits = dscratch.guard_hits();
-    if (!hits.empty()) {
-      c.array = "scratch";
-      c.context = where;
-      c.pattern = wb::Pattern::out_of_bounds;
-      c.guard_hits = hits;
-      c.diagnosis = "scratch byte " + std::to_string(hits.front().index) + " was written, outside the " +
-                    std::to_string(bytes) + " bytes inclusive_scan_scratch_bytes(" + std::to_string(n) +
-                    ") asked for";
-      return c;
-    }
-    c = wb::inputs_unchanged<float>({{"in", in, din}}, "out", ref.out);
-    if (c.ok()) c = judge(in, ref, dout, where);
-    c.context = where;
+    c = wb::guarded_comparison("scratch", std::int64_t(bytes), where, dscratch, [&](std::int64_t at) {
+      return "scratch byte " + std::to_string(at) + " was written, outside the " + std::to_string(bytes) +
+             " bytes inclusive_scan_scratch_bytes(" + std::to_string(n) + ") asked for";
+    });
+    if (!c.ok()) return c;
+    c = wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", in, din}}, "out", ref.out),
+                               [&] { return judge(in, ref, dout, where); }, where);
   }
   return c;
 }
