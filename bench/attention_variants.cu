@@ -46,9 +46,9 @@ TEST_CASE("queries per block against PyTorch", "[bench]") {
     wb::TimingOptions opt;
     opt.budget_s = 20;
     opt.max_samples = 60;
-    const auto t = wb::time_interleaved(c, 4.0 * sizeof(float) * size, opt);
-    std::cout << wb::format_timings("attention, n = " + std::to_string(n) + ", d = " + std::to_string(d), t, c.front().name);
-    for (const wb::Timing& x : t)
-      std::cout << "  " << x.name << ": " << 4.0 * n * double(n) * d / (x.median_ms * 1e-3) / 1e12 << " TFLOP/s\n";
+    const wb::Work work = wb::fp32_bound(4.0 * n * double(n) * d, 4.0 * sizeof(float) * size);
+    const auto t = wb::time_interleaved(c, work.bytes, opt);
+    std::cout << wb::format_speed_table("attention, n = " + std::to_string(n) + ", d = " + std::to_string(d), t,
+                                        c.front().name, work, wb::device_peaks(), wb::device_name());
   }
 }

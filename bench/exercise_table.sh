@@ -2,7 +2,7 @@
 # The exercises' table of solution vs library (exercises/README.md, between the exercise-table
 # markers), from one run on a GPU: every exercise's solution grader (correctness, then timing
 # against the library) run in turn; each prints one `table row:` line from its timing case
-# (exercises/common/table_row.hpp), and the rows replace the table on the page.
+# (wb::format_table_row, grader/include/wb/speed.hpp), and the rows replace the table on the page.
 #   cmake --build --preset gpu && bash bench/exercise_table.sh [build dir, default build/gpu]
 # The graders' logs go to $OUT (or <build dir>/exercise-table). A grader that prints no row
 # (skipped, wrong, or no timing case) gets a row that says so; the page is rewritten anyway.

@@ -67,8 +67,8 @@ TEST_CASE("SGEMM designs against cuBLAS", "[bench]") {
   wb::TimingOptions o;
   o.budget_s = 20;
   o.max_samples = 30;
-  const auto t = wb::time_interleaved(v, 3.0 * 4 * double(n) * n, o);
-  std::cout << wb::format_timings("C = A B, " + std::to_string(n) + "^3 floats", t, "solution (128x128, 8x8 per thread)");
-  for (const wb::Timing& x : t)
-    std::cout << "  " << x.name << ": " << 2.0 * n * double(n) * n / (x.median_ms * 1e-3) / 1e12 << " TFLOP/s\n";
+  const wb::Work work = wb::fp32_bound(2.0 * n * double(n) * n, 3.0 * 4 * double(n) * n);
+  const auto t = wb::time_interleaved(v, work.bytes, o);
+  std::cout << wb::format_speed_table("C = A B, " + std::to_string(n) + "^3 floats", t,
+                                      "solution (128x128, 8x8 per thread)", work, wb::device_peaks(), wb::device_name());
 }

@@ -48,8 +48,8 @@ TEST_CASE("tile shapes against cuBLAS", "[bench]") {
   wb::TimingOptions o;
   o.budget_s = 20;
   o.max_samples = 60;
-  const auto t = wb::time_interleaved(v, 2.0 * 2 * double(n) * n + 4.0 * double(n) * n, o);
-  std::cout << wb::format_timings("C = A B, " + std::to_string(n) + "^3, half in, float out", t, "cuBLAS cublasGemmEx");
-  for (const wb::Timing& x : t)
-    std::cout << "  " << x.name << ": " << 2.0 * n * double(n) * n / (x.median_ms * 1e-3) / 1e12 << " TFLOP/s\n";
+  const wb::Work work = wb::tensor_bound(2.0 * n * double(n) * n, 2.0 * 2 * double(n) * n + 4.0 * double(n) * n);
+  const auto t = wb::time_interleaved(v, work.bytes, o);
+  std::cout << wb::format_speed_table("C = A B, " + std::to_string(n) + "^3, half in, float out", t,
+                                      "cuBLAS cublasGemmEx", work, wb::device_peaks(), wb::device_name());
 }

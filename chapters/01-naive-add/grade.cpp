@@ -116,12 +116,9 @@ TEST_CASE("speed against the solution", "[01][timing]") {
   const int threads = 256;
   const Inputs in(n);
   wb::DeviceBuffer<float> a(in.a), b(in.b), c(n);
-  wb::SpeedBar bar;
-  bar.yours = "your naive_add";
-  bar.solution = "solution";
-  bar.size = "2^28 floats";
-  wb::grade_speed("naive add, 2^28 floats, 256 threads per block",
-                  {{bar.yours, [&] { student::naive_add(a.data(), b.data(), c.data(), n, threads); }},
-                   {bar.solution, [&] { solution::naive_add(a.data(), b.data(), c.data(), n, threads); }}},
-                  3.0 * sizeof(float) * n, bar, [&] { return run_case(student::naive_add, n, threads); });
+  wb::grade_speed(wb::SpeedCase("naive add, 2^28 floats, 256 threads per block", wb::memory_bound(3.0 * sizeof(float) * n))
+                      .yours("your naive_add", [&] { student::naive_add(a.data(), b.data(), c.data(), n, threads); })
+                      .solution("solution", [&] { solution::naive_add(a.data(), b.data(), c.data(), n, threads); })
+                      .bar("2^28 floats", "c"),
+                  [&] { return run_case(student::naive_add, n, threads); });
 }

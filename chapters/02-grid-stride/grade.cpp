@@ -254,21 +254,18 @@ TEST_CASE("speed of your configuration against the solution and a library add", 
   const std::int64_t n = std::int64_t(1) << 28;
   const Inputs in(n);
   wb::DeviceBuffer<float> x(in.x), y(in.y0), copy_dst(n);
-  wb::SpeedBar bar;
-  bar.yours = "your add_inplace";
-  bar.solution = "solution (float4, 1 pass)";
-  bar.anchor = "thrust::transform add";
-  bar.size = "2^28 floats";
   // Every contender adds into the same y: the values grow, the work does not change.
   wb::grade_speed(
-      "y += x, 2^28 floats (12 bytes per element; the copy moves 8)",
-      {{bar.yours, [&] { student::add_inplace(x.data(), y.data(), n); }},
-       {bar.solution, [&] { solution::add_inplace(x.data(), y.data(), n); }},
-       {"solution, scalar 8 blocks/SM",
-        [&] { solution::add_inplace_launch(x.data(), y.data(), n, 8 * wb::multiprocessor_count(), 256); }},
-       {bar.anchor, [&] { wb::anchors::thrust_add_inplace(x.data(), y.data(), n); }},
-       {"device-to-device copy", [&] { wb::anchors::device_copy(x.data(), copy_dst.data(), n); }, 2.0 * sizeof(float) * n}},
-      3.0 * sizeof(float) * n, bar,
+      wb::SpeedCase("y += x, 2^28 floats (12 bytes per element; the copy moves 8)",
+                    wb::memory_bound(3.0 * sizeof(float) * n))
+          .yours("your add_inplace", [&] { student::add_inplace(x.data(), y.data(), n); })
+          .solution("solution (float4, 1 pass)", [&] { solution::add_inplace(x.data(), y.data(), n); })
+          .row("solution, scalar 8 blocks/SM",
+               [&] { solution::add_inplace_launch(x.data(), y.data(), n, 8 * wb::multiprocessor_count(), 256); })
+          .anchor({"thrust::transform add", [&] { wb::anchors::thrust_add_inplace(x.data(), y.data(), n); }})
+          .row("device-to-device copy", [&] { wb::anchors::device_copy(x.data(), copy_dst.data(), n); },
+               2.0 * sizeof(float) * n)
+          .bar("2^28 floats", "y"),
       [&] { return run_case([](const float* a, float* b, std::int64_t m) { student::add_inplace(a, b, m); }, n, {},
                             "n = 2^28, your configuration"); });
 }

@@ -224,24 +224,19 @@ TEST_CASE("speed against the solution: coalesced on a GPU", "[03][timing]") {
   const std::size_t n = std::size_t(rows) * cols;
   const std::vector<float> in = wb::random_floats(n, 1.0f, 2.0f, 3);
   wb::DeviceBuffer<float> din(in), dout(n), copy(n);
-  wb::SpeedBar bar;
-  bar.yours = "your transpose";
-  bar.solution = "solution (32x33 tile, 32x4)";
-  bar.anchor = "device-to-device copy";
-  bar.size = "8192 x 8192";
-  bar.minimum = kMinSpeed;
-  bar.result = "the transpose";
-  bar.advice =
+  wb::grade_speed(
+      wb::SpeedCase("transpose of 8192 x 8192 floats (8 bytes per element)", wb::memory_bound(2.0 * sizeof(float) * n))
+          .yours("your transpose", [&] { student::transpose(din.data(), dout.data(), rows, cols); })
+          .solution("solution (32x33 tile, 32x4)", [&] { solution::transpose(din.data(), dout.data(), rows, cols); })
+          .anchor({"device-to-device copy",
+                   [&] { wb::anchors::device_copy(din.data(), copy.data(), std::int64_t(n)); }})
+          .bar("8192 x 8192", "the transpose", kMinSpeed,
       "The usual causes: global memory accesses that are not coalesced (a warp that reads or writes down a column "
       "touches 32 sectors per request: stage a tile in shared memory so both the read and the write run along rows; "
       "grade on the CPU backend to see which accesses), or shared-memory bank conflicts (a 32 x 32 float tile read "
       "down a column puts all 32 threads of a warp on one bank, 32 requests in turn: pad it to [32][33]); a block "
-      "shape that leaves few bytes in flight, such as 32 x 32 threads, is slow too";
-  wb::grade_speed("transpose of 8192 x 8192 floats (8 bytes per element)",
-                  {{bar.yours, [&] { student::transpose(din.data(), dout.data(), rows, cols); }},
-                   {bar.solution, [&] { solution::transpose(din.data(), dout.data(), rows, cols); }},
-                   {bar.anchor, [&] { wb::anchors::device_copy(din.data(), copy.data(), std::int64_t(n)); }}},
-                  2.0 * sizeof(float) * n, bar, [&] {
+      "shape that leaves few bytes in flight, such as 32 x 32 threads, is slow too"),
+                  [&] {
                     dout.poison();
                     wb::run_launch("transpose of 8192 x 8192",
                                    [&] { student::transpose(din.data(), dout.data(), rows, cols); });

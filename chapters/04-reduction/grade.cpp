@@ -308,22 +308,16 @@ TEST_CASE("speed of your configuration against the solution and cub::DeviceReduc
   const std::vector<float> in = exact_inputs(n);
   wb::DeviceBuffer<float> din(in), dsum(1), copy(n);
   //! [speed]
-  wb::SpeedBar bar;
-  bar.yours = "your reduce_sum";
-  bar.solution = "solution (float4, shuffles)";
-  bar.anchor = "cub::DeviceReduce::Sum";
-  bar.size = "2^28 floats";
-  bar.minimum = kMinSpeed;
-  bar.result = "the sum";
-  bar.advice = "Enough blocks to fill every multiprocessor, each thread adding many elements in a register before "
-               "the tree, and one atomic per block get there";
   wb::grade_speed(
-      "sum of 2^28 floats (4 bytes per element; the copy moves 8)",
-      {{bar.yours, [&] { student::reduce_sum(din.data(), dsum.data(), n); }},
-       {bar.solution, [&] { solution::reduce_sum(din.data(), dsum.data(), n); }},
-       {"solution, tree, 256 threads", [&] { solution::reduce_sum_launch(din.data(), dsum.data(), n, 256); }},
-       {bar.anchor, [&] { wb::anchors::cub_reduce_sum(din.data(), dsum.data(), n); }},
-       {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); }, 8.0 * n}},
-      4.0 * n, bar, [&] { return judge(in, reference(in), run_once(yours, din, dsum, n, "n = 2^28"), "n = 2^28"); });
+      wb::SpeedCase("sum of 2^28 floats (4 bytes per element; the copy moves 8)", wb::memory_bound(4.0 * n))
+          .yours("your reduce_sum", [&] { student::reduce_sum(din.data(), dsum.data(), n); })
+          .solution("solution (float4, shuffles)", [&] { solution::reduce_sum(din.data(), dsum.data(), n); })
+          .row("solution, tree, 256 threads", [&] { solution::reduce_sum_launch(din.data(), dsum.data(), n, 256); })
+          .anchor({"cub::DeviceReduce::Sum", [&] { wb::anchors::cub_reduce_sum(din.data(), dsum.data(), n); }})
+          .row("device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); }, 8.0 * n)
+          .bar("2^28 floats", "the sum", kMinSpeed,
+               "Enough blocks to fill every multiprocessor, each thread adding many elements in a register before "
+               "the tree, and one atomic per block get there"),
+      [&] { return judge(in, reference(in), run_once(yours, din, dsum, n, "n = 2^28"), "n = 2^28"); });
   //! [speed]
 }

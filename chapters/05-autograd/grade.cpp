@@ -404,22 +404,16 @@ TEST_CASE("speed of forward + backward against the solution and torch::silu", "[
   };
   // Right first: timing a forward that returns nothing would only throw.
   check_forward_backward(x.detach(), g, "before timing, float32, n = 2^28");
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{"your silu", fwd_bwd(&student::silu)},
-       {"solution", fwd_bwd(&solution::silu)},
-       {"torch::silu", fwd_bwd([](const Tensor& a) { return torch::silu(a); })},
-       {"x * torch::sigmoid(x)", fwd_bwd([](const Tensor& a) { return a * torch::sigmoid(a); })}},
-      20.0 * n);
-  std::cout << wb::format_timings("SiLU forward + backward, 2^28 floats (20 bytes per element)", t, "torch::silu");
-  // Check once more after all the timing runs.
-  check_forward_backward(x.detach(), g, "after timing, float32, n = 2^28");
-  const wb::Timing& yours = wb::timing_of(t, "your silu");
-  const wb::Timing& sol = wb::timing_of(t, "solution");
-  const wb::Timing& lib = wb::timing_of(t, "torch::silu");
-  char detail[200];
-  std::snprintf(detail, sizeof detail, "2^28 floats: %.0f GB/s, %.0f%% of peak, %.2fx torch::silu's speed", yours.gbps,
-                yours.pct_peak, lib.median_ms / yours.median_ms);
-  wb::note_speed({sol.median_ms / yours.median_ms, 0.0, detail});
+  wb::grade_speed(wb::SpeedCase("SiLU forward + backward, 2^28 floats (20 bytes per element)", wb::memory_bound(20.0 * n))
+                      .yours("your silu", fwd_bwd(&student::silu))
+                      .solution("solution", fwd_bwd(&solution::silu))
+                      .anchor({"torch::silu", fwd_bwd([](const Tensor& a) { return torch::silu(a); })})
+                      .row("x * torch::sigmoid(x)", fwd_bwd([](const Tensor& a) { return a * torch::sigmoid(a); }))
+                      .bar("2^28 floats", "silu"),
+                  [&] {  // checked once more after all the timing runs: the check fails the case itself
+                    check_forward_backward(x.detach(), g, "after timing, float32, n = 2^28");
+                    return wb::Comparison{};
+                  });
 }
 
 // Last: your op as Python sees it, built from your file into a library with op.cpp (test_op.py:

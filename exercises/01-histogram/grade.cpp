@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "../common/table_row.hpp"
 #include "histogram.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -179,18 +178,12 @@ wb::Comparison run_case(const std::vector<std::uint8_t>& in, const std::string& 
     dhist.upload(std::vector<unsigned int>(kHistogramBins, kSentinel));
     wb::run_launch("histogram (" + where + ")",
                    [&] { student::histogram(din.data() + offset, std::int64_t(in.size()), dhist.data()); });
-    const auto guard = dhist.guard_hits();
-    if (!guard.empty()) {
-      c.array = "hist";
-      c.context = where;
-      c.pattern = wb::Pattern::out_of_bounds;
-      c.guard_hits = guard;
-      c.diagnosis = "hist[" + std::to_string(guard.front().index) +
-                    "] was written: hist has 256 bins, 0 to 255 (is a bin index computed from a signed char, or "
-                    "outside 0..255?)";
-      return c;
-    }
-    c = judge(in, dhist.download(), where);
+    c = wb::guarded_comparison("hist", kHistogramBins, where, dhist, [](std::int64_t at) {
+      return "hist[" + std::to_string(at) +
+             "] was written: hist has 256 bins, 0 to 255 (is a bin index computed from a signed char, or outside "
+             "0..255?)";
+    });
+    if (c.ok()) c = judge(in, dhist.download(), where);
   }
   if (c.ok() && din.download() != buffer) {  // (byte 0xFF is a valid sample: compared here, not as "unwritten")
     const std::vector<std::uint8_t> after = din.download();
@@ -266,25 +259,20 @@ TEST_CASE("speed against the solution and cub::DeviceHistogram::HistogramEven", 
   const std::vector<std::uint8_t> in = random_bytes(std::size_t(n), 2024);
   wb::DeviceBuffer<std::uint8_t> din(in);
   wb::DeviceBuffer<unsigned int> dhist(kHistogramBins);
-  wb::SpeedBar bar;
-  bar.yours = "your histogram";
-  bar.solution = "solution (shared bins, int4)";
-  bar.anchor = "cub::DeviceHistogram::HistogramEven";
-  bar.size = "2^30 random bytes";
-  bar.minimum = kMinSpeed;
-  bar.result = "the histogram";
-  bar.advice = "Count into bins in shared memory, one set per block (atomics there are fast and contended only "
-               "inside the block), and add each block's bins to hist once at its end";
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{bar.yours, [&] { student::histogram(din.data(), n, dhist.data()); }},
-       {bar.solution, [&] { solution::histogram(din.data(), n, dhist.data()); }},
-       {bar.anchor, [&] { wb::anchors::cub_histogram_bytes(din.data(), n, dhist.data()); }}},
-      double(n));
-  std::cout << wb::format_timings("256-bin histogram of 2^30 random bytes (1 byte read per sample)", t, bar.solution);
-  exercise::print_table_row("x01-histogram", "2^30 bytes", wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
-                            bar.anchor, {double(n), false});
-  dhist.upload(std::vector<unsigned int>(kHistogramBins, kSentinel));
-  wb::run_launch("histogram (after timing, n = 2^30)", [&] { student::histogram(din.data(), n, dhist.data()); });
-  WB_REQUIRE_MATCH(judge(in, dhist.download(), "after timing, n = 2^30"));
-  wb::speed_verdict(t, bar);
+  auto yours = [&] { student::histogram(din.data(), n, dhist.data()); };
+  wb::grade_speed(
+      wb::SpeedCase("256-bin histogram of 2^30 random bytes (1 byte read per sample)", wb::memory_bound(double(n)))
+          .yours("your histogram", yours)
+          .solution("solution (shared bins, int4)", [&] { solution::histogram(din.data(), n, dhist.data()); })
+          .anchor({"cub::DeviceHistogram::HistogramEven",
+                   [&] { wb::anchors::cub_histogram_bytes(din.data(), n, dhist.data()); }})
+          .bar("2^30 random bytes", "the histogram", kMinSpeed,
+               "Count into bins in shared memory, one set per block (atomics there are fast and contended only "
+               "inside the block), and add each block's bins to hist once at its end")
+          .table_row("x01-histogram", "2^30 bytes"),
+      [&] {
+        dhist.upload(std::vector<unsigned int>(kHistogramBins, kSentinel));
+        wb::run_launch("histogram (after timing, n = 2^30)", yours);
+        return judge(in, dhist.download(), "after timing, n = 2^30");
+      });
 }

@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "../common/table_row.hpp"
 #include "scan.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -195,20 +194,13 @@ wb::Comparison run_case(const std::vector<float>& in, const std::string& context
     dout.poison();
     wb::run_launch("inclusive_scan (" + where + ")",
                    [&] { student::inclusive_scan(din.data(), dout.data(), n, dscratch.data()); });
-    const auto hits = dscratch.guard_hits();
-    if (!hits.empty()) {
-      c.array = "scratch";
-      c.context = where;
-      c.pattern = wb::Pattern::out_of_bounds;
-      c.guard_hits = hits;
-      c.diagnosis = "scratch byte " + std::to_string(hits.front().index) + " was written, outside the " +
-                    std::to_string(bytes) + " bytes inclusive_scan_scratch_bytes(" + std::to_string(n) +
-                    ") asked for";
-      return c;
-    }
-    c = wb::inputs_unchanged<float>({{"in", in, din}}, "out", ref.out);
-    if (c.ok()) c = judge(in, ref, dout, where);
-    c.context = where;
+    c = wb::guarded_comparison("scratch", std::int64_t(bytes), where, dscratch, [&](std::int64_t at) {
+      return "scratch byte " + std::to_string(at) + " was written, outside the " + std::to_string(bytes) +
+             " bytes inclusive_scan_scratch_bytes(" + std::to_string(n) + ") asked for";
+    });
+    if (!c.ok()) return c;
+    c = wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", in, din}}, "out", ref.out),
+                               [&] { return judge(in, ref, dout, where); }, where);
   }
   return c;
 }
@@ -260,25 +252,20 @@ TEST_CASE("speed against the solution and cub::DeviceScan::InclusiveSum", "[x02]
   wb::DeviceBuffer<float> din(in), dout(in.size()), copy(in.size());
   wb::DeviceBuffer<unsigned char> mine(student::inclusive_scan_scratch_bytes(n)),
       theirs(solution::inclusive_scan_scratch_bytes(n));
-  wb::SpeedBar bar;
-  bar.yours = "your inclusive_scan";
-  bar.solution = "solution (decoupled look-back)";
-  bar.anchor = "cub::DeviceScan::InclusiveSum";
-  bar.size = "2^28 floats";
-  bar.result = "the scan";
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{bar.yours, [&] { student::inclusive_scan(din.data(), dout.data(), n, mine.data()); }},
-       {bar.solution, [&] { solution::inclusive_scan(din.data(), dout.data(), n, theirs.data()); }},
-       {bar.anchor, [&] { wb::anchors::cub_inclusive_sum(din.data(), dout.data(), n); }},
-       {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); }}},
-      8.0 * double(n));
-  std::cout << wb::format_timings("inclusive scan of 2^28 floats (8 bytes per element: read and write)", t,
-                                  bar.solution);
-  exercise::print_table_row("x02-scan", "2^28 floats", wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
-                            bar.anchor, {8.0 * double(n), false});
-  dout.poison();
-  wb::run_launch("inclusive_scan (after timing, n = 2^28)",
-                 [&] { student::inclusive_scan(din.data(), dout.data(), n, mine.data()); });
-  WB_REQUIRE_MATCH(judge(in, ref, dout, "after timing, n = 2^28"));
-  wb::speed_verdict(t, bar);  // shown, not graded: the exercise is a correct scan of any n
+  auto yours = [&] { student::inclusive_scan(din.data(), dout.data(), n, mine.data()); };
+  wb::grade_speed(  // shown, not graded: the exercise is a correct scan of any n
+      wb::SpeedCase("inclusive scan of 2^28 floats (8 bytes per element: read and write)",
+                    wb::memory_bound(8.0 * double(n)))
+          .yours("your inclusive_scan", yours)
+          .solution("solution (decoupled look-back)",
+                    [&] { solution::inclusive_scan(din.data(), dout.data(), n, theirs.data()); })
+          .anchor({"cub::DeviceScan::InclusiveSum", [&] { wb::anchors::cub_inclusive_sum(din.data(), dout.data(), n); }})
+          .row("device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), n); })
+          .bar("2^28 floats", "the scan")
+          .table_row("x02-scan"),
+      [&] {
+        dout.poison();
+        wb::run_launch("inclusive_scan (after timing, n = 2^28)", yours);
+        return judge(in, ref, dout, "after timing, n = 2^28");
+      });
 }

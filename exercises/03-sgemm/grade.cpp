@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "../common/against_library.hpp"
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "sgemm.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -98,21 +98,14 @@ Reference reference(const Case& t) {
 
 // ---- diagnosis ----
 wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer<float>& out) {
-  wb::Comparison c;
-  c.array = "C";
-  c.n = std::int64_t(t.M) * t.N;
-  c.context = t.context;
-  if (const auto hits = out.guard_hits(); !hits.empty()) {
-    c.pattern = wb::Pattern::out_of_bounds;
-    c.guard_hits = hits;
-    const std::int64_t at = hits.front().index;
-    c.diagnosis = "C[" + std::to_string(at) + "] was written, " +
-                  (at < 0 ? std::string("before the start of C: an index went negative")
-                          : "past the end of C (M x N = " + std::to_string(c.n) +
-                                " floats): a thread stored an output whose row is M or more, or whose column is N or "
-                                "more (which lands in the next row); store only outputs with row < M and column < N");
-    return c;
-  }
+  wb::Comparison c = wb::guarded_comparison("C", std::int64_t(t.M) * t.N, t.context, out, [&](std::int64_t at) {
+    return "C[" + std::to_string(at) + "] was written, " +
+           (at < 0 ? std::string("before the start of C: an index went negative")
+                   : "past the end of C (M x N = " + std::to_string(std::int64_t(t.M) * t.N) +
+                         " floats): a thread stored an output whose row is M or more, or whose column is N or "
+                         "more (which lands in the next row); store only outputs with row < M and column < N");
+  });
+  if (!c.ok()) return c;
   const std::vector<float> got = out.download();
   std::int64_t nonfinite = 0;
   int min_row_unwritten = t.M, min_col_unwritten = t.N;
@@ -224,10 +217,8 @@ wb::Comparison run_case(const Case& t, int offset = 0) {
   const Reference ref = reference(t);
   wb::run_launch("sgemm (" + t.context + ")",
                  [&] { student::sgemm(dA.data() + offset, dB.data(), dC.data(), t.M, t.N, t.K); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"A", a, dA}, {"B", t.B, dB}}, "C");
-  if (c.ok()) c = judge(t, ref, dC);
-  c.context = t.context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"A", a, dA}, {"B", t.B, dB}}, "C"),
+                                [&] { return judge(t, ref, dC); }, t.context);
 }
 
 }  // namespace
@@ -310,36 +301,24 @@ TEST_CASE("speed against the solution and cuBLAS sgemm", "[x03][timing]") {
   const int M = 4096, N = 4096, K = 4096;
   const Case t = int_case(M, N, K);  // integers: cuBLAS's C is exact, and so must the learner's be
   wb::DeviceBuffer<float> dA(t.A), dB(t.B), dC(std::size_t(M) * N), lC(std::size_t(M) * N);
-  wb::SpeedBar bar;
-  bar.yours = "your sgemm";
-  bar.solution = "solution (128x128 tiles, 8x8 per thread)";
-  bar.anchor = "cuBLAS sgemm";
-  bar.size = "4096 x 4096 x 4096";
-  bar.minimum = kMinSpeed;
-  bar.result = "C";
-  bar.advice = "A thread that computes one output reads two floats from shared memory per multiply-add: give each "
-               "thread a block of outputs (4 x 4 or 8 x 8) in registers, so that the values it reads from shared "
-               "memory serve several multiply-adds each, and give each block a larger tile (64 x 64 or 128 x 128)";
   const double flops = 2.0 * M * N * double(K);
   const double bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);  // each matrix once
-  const std::vector<wb::Timing> tm = wb::time_interleaved(
-      {{bar.yours, [&] { student::sgemm(dA.data(), dB.data(), dC.data(), M, N, K); }},
-       {bar.solution, [&] { solution::sgemm(dA.data(), dB.data(), dC.data(), M, N, K); }},
-       {bar.anchor, [&] { wb::anchors::cublas_sgemm(M, N, K, dA.data(), dB.data(), lC.data()); }}},
-      bytes);
-  std::cout << wb::format_timings("C = A B, " + bar.size + " floats", tm, bar.solution);
-  for (const wb::Timing& x : tm) std::cout << "  " << x.name << ": " << exercise::rate(x, {flops, true}) << "\n";
-  exercise::print_table_row("x03-sgemm", bar.size, wb::timing_of(tm, bar.solution), &wb::timing_of(tm, bar.anchor),
-                            bar.anchor, {flops, true});
-  // Checked again after timing, against cuBLAS's C (exact: the inputs are small integers).
-  dC.poison();
-  wb::run_launch("sgemm (after timing, " + bar.size + ")",
-                 [&] { student::sgemm(dA.data(), dB.data(), dC.data(), M, N, K); });
-  const std::vector<float> want = lC.download();
-  wb::CompareOptions opt;
-  opt.array = "C";
-  wb::Comparison c = wb::compare(want, dC, opt);
-  c.context = "after timing, " + bar.size + ", against cuBLAS's C";
-  WB_REQUIRE_MATCH(c);
-  wb::speed_verdict(tm, bar);
+  const std::string size = "4096 x 4096 x 4096";
+  wb::grade_speed(
+      wb::SpeedCase("C = A B, " + size + " floats", wb::fp32_bound(flops, bytes))
+          .yours("your sgemm", [&] { student::sgemm(dA.data(), dB.data(), dC.data(), M, N, K); })
+          .solution("solution (128x128 tiles, 8x8 per thread)",
+                    [&] { solution::sgemm(dA.data(), dB.data(), dC.data(), M, N, K); })
+          .anchor({"cuBLAS sgemm", [&] { wb::anchors::cublas_sgemm(M, N, K, dA.data(), dB.data(), lC.data()); }})
+          .bar(size, "C", kMinSpeed,
+               "A thread that computes one output reads two floats from shared memory per multiply-add: give each "
+               "thread a block of outputs (4 x 4 or 8 x 8) in registers, so that the values it reads from shared "
+               "memory serve several multiply-adds each, and give each block a larger tile (64 x 64 or 128 x 128)")
+          .table_row("x03-sgemm"),
+      [&] {  // checked again after timing, against cuBLAS's C (exact: the inputs are small integers)
+        dC.poison();
+        wb::run_launch("sgemm (after timing, " + size + ")",
+                       [&] { student::sgemm(dA.data(), dB.data(), dC.data(), M, N, K); });
+        return exercise::against_library(lC, dC, "C", size + ", against cuBLAS's C");
+      });
 }

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "softmax.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -277,34 +276,23 @@ TEST_CASE("speed against the solution and PyTorch's softmax", "[x04][timing]") {
   const std::size_t n = std::size_t(rows) * cols;
   const std::vector<float> in = random_rows(rows, cols, -4.0f, 4.0f, 7);
   wb::DeviceBuffer<float> din(in), dout(n), tout(n);
-  wb::SpeedBar bar;
-  bar.yours = "your softmax";
-  bar.solution = "solution (online max and sum, row in registers)";
-  bar.size = exercise::shape(rows, cols) + " floats";
-  bar.result = "out";
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, [&] { student::softmax(din.data(), dout.data(), rows, cols); }},
-      {bar.solution, [&] { solution::softmax(din.data(), dout.data(), rows, cols); }}};
-  const std::string torch_name = "PyTorch softmax";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back({torch_name, [&] { wb::anchors::torch_softmax(din.data(), tout.data(), rows, cols); }});
-  } else {
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
-  const double bytes = 2.0 * sizeof(float) * n;  // in read once, out written once
-  const std::vector<wb::Timing> t = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("softmax of " + bar.size + " (8 bytes per element)", t, bar.solution);
-  exercise::print_table_row("x04-softmax", exercise::shape(rows, cols), wb::timing_of(t, bar.solution),
-                            bar.anchor.empty() ? nullptr : &wb::timing_of(t, bar.anchor),
-                            bar.anchor.empty() ? torch_name + " (not available)" : bar.anchor, {bytes, false});
-  dout.poison();
-  wb::run_launch("softmax (after timing, " + bar.size + ")",
-                 [&] { student::softmax(din.data(), dout.data(), rows, cols); });
-  WB_REQUIRE_MATCH(([&] {
-    wb::Comparison c = judge(in, rows, cols, reference(in, rows, cols), dout.download(), dout.guard_hits());
-    c.context = "after timing, " + bar.size;
-    return c;
-  }()));
-  wb::speed_verdict(t, bar);
+  const std::string size = exercise::shape(rows, cols) + " floats";
+  auto yours = [&] { student::softmax(din.data(), dout.data(), rows, cols); };
+  wb::grade_speed(
+      wb::SpeedCase("softmax of " + size + " (8 bytes per element)",
+                    wb::memory_bound(2.0 * sizeof(float) * n))  // in read once, out written once
+          .yours("your softmax", yours)
+          .solution("solution (online max and sum, row in registers)",
+                    [&] { solution::softmax(din.data(), dout.data(), rows, cols); })
+          .anchor(wb::anchors::torch_anchor("PyTorch softmax",
+                                            [&] { wb::anchors::torch_softmax(din.data(), tout.data(), rows, cols); }))
+          .bar(size, "out")
+          .table_row("x04-softmax", exercise::shape(rows, cols)),
+      [&] {
+        dout.poison();
+        wb::run_launch("softmax (after timing, " + size + ")", yours);
+        wb::Comparison c = judge(in, rows, cols, reference(in, rows, cols), dout.download(), dout.guard_hits());
+        c.context = size;
+        return c;
+      });
 }

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "layernorm.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -372,44 +371,35 @@ TEST_CASE("speed against the solution and PyTorch's layer norm", "[x05][timing]"
   const std::size_t n = std::size_t(rows) * cols;
   wb::DeviceBuffer<float> dx(k.x), dg(k.gamma), db(k.beta), dy(n), dmean(rows), drstd(rows), ty(n), tmean(rows),
       trstd(rows);
-  wb::SpeedBar bar;
-  bar.yours = "your layernorm";
-  bar.solution = "solution (Welford, row in registers)";
-  bar.size = exercise::shape(rows, cols) + " floats";
-  bar.result = "y, mean and rstd";
+  const std::string size = exercise::shape(rows, cols) + " floats";
   auto yours = [&] {
     student::layernorm(dx.data(), dg.data(), db.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, kEps);
   };
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, yours},
-      {bar.solution, [&] {
-         solution::layernorm(dx.data(), dg.data(), db.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, kEps);
-       }}};
-  const std::string torch_name = "PyTorch layer_norm";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back({torch_name, [&] {
-                            wb::anchors::torch_layer_norm(dx.data(), dg.data(), db.data(), ty.data(), tmean.data(),
-                                                          trstd.data(), rows, cols, kEps);
-                          }});
-  } else {
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
-  const double bytes = 2.0 * sizeof(float) * n;  // x read once, y written once
-  const std::vector<wb::Timing> t = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("layer norm of " + bar.size + " (8 bytes per element)", t, bar.solution);
-  exercise::print_table_row("x05-layernorm", exercise::shape(rows, cols), wb::timing_of(t, bar.solution),
-                            bar.anchor.empty() ? nullptr : &wb::timing_of(t, bar.anchor),
-                            bar.anchor.empty() ? torch_name + " (not available)" : bar.anchor, {bytes, false});
-  dy.poison();
-  dmean.poison();
-  drstd.poison();
-  wb::run_launch("layernorm (after timing, " + bar.size + ")", yours);
-  Outputs o{dy.download(), dmean.download(), drstd.download(), dy.guard_hits(), dmean.guard_hits(), drstd.guard_hits()};
-  Case after = k;
-  after.context = "after timing, " + k.context;
-  wb::Comparison c = judge(after, reference(k), o);
-  c.context = after.context;
-  WB_REQUIRE_MATCH(c);
-  wb::speed_verdict(t, bar);
+  wb::grade_speed(
+      wb::SpeedCase("layer norm of " + size + " (8 bytes per element)",
+                    wb::memory_bound(2.0 * sizeof(float) * n))  // x read once, y written once
+          .yours("your layernorm", yours)
+          .solution("solution (Welford, row in registers)",
+                    [&] {
+                      solution::layernorm(dx.data(), dg.data(), db.data(), dy.data(), dmean.data(), drstd.data(), rows,
+                                          cols, kEps);
+                    })
+          .anchor(wb::anchors::torch_anchor("PyTorch layer_norm",
+                                            [&] {
+                                              wb::anchors::torch_layer_norm(dx.data(), dg.data(), db.data(), ty.data(),
+                                                                            tmean.data(), trstd.data(), rows, cols, kEps);
+                                            }))
+          .bar(size, "y, mean and rstd")
+          .table_row("x05-layernorm", exercise::shape(rows, cols)),
+      [&] {
+        for (auto* b : {&dy, &dmean, &drstd}) b->poison();
+        wb::run_launch("layernorm (after timing, " + size + ")", yours);
+        Outputs o{dy.download(), dmean.download(), drstd.download(), dy.guard_hits(), dmean.guard_hits(),
+                  drstd.guard_hits()};
+        Case after = k;
+        after.context = "after timing, " + k.context;
+        wb::Comparison c = judge(after, reference(k), o);
+        c.context = after.context;
+        return c;
+      });
 }

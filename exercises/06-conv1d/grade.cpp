@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "conv1d.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -122,20 +121,13 @@ std::string explain(const Case& t, const std::vector<std::int64_t>& wrong, const
 
 wb::Comparison judge(const Case& t, const std::vector<double>& want, const wb::DeviceBuffer<float>& out,
                      const std::vector<float>* previous_filter) {
-  wb::Comparison c;
-  c.array = "out";
-  c.n = t.n;
-  c.context = t.context;
-  if (const auto hits = out.guard_hits(); !hits.empty()) {
-    c.pattern = wb::Pattern::out_of_bounds;
-    c.guard_hits = hits;
-    const std::int64_t at = hits.front().index;
-    c.diagnosis = at < 0 ? "out[" + std::to_string(at) + "] was written, before the start of out: an index went negative"
-                         : "out[" + std::to_string(at) + "] was written, past the end of out (n = " +
-                               std::to_string(t.n) + "): a thread whose output index is n or more wrote; guard the "
-                               "store with i < n";
-    return c;
-  }
+  wb::Comparison c = wb::guarded_comparison("out", t.n, t.context, out, [&](std::int64_t at) {
+    return at < 0 ? "out[" + std::to_string(at) + "] was written, before the start of out: an index went negative"
+                  : "out[" + std::to_string(at) + "] was written, past the end of out (n = " +
+                        std::to_string(t.n) + "): a thread whose output index is n or more wrote; guard the "
+                        "store with i < n";
+  });
+  if (!c.ok()) return c;
   const std::vector<float> got = out.download();
   std::int64_t first_unwritten = -1, first_written_wrong = -1;
   std::vector<std::int64_t> written_wrong;  // the first 8
@@ -181,10 +173,8 @@ wb::Comparison run_case(const Case& t, const std::vector<float>* previous_filter
   const std::vector<double> want = reference(t);
   wb::run_launch("conv1d (" + t.context + ")",
                  [&] { student::conv1d(din.data(), dout.data(), t.n, dfilter.data(), t.radius); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"in", t.in, din}, {"filter", t.filter, dfilter}}, "out");
-  if (c.ok()) c = judge(t, want, dout, previous_filter);
-  c.context = t.context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", t.in, din}, {"filter", t.filter, dfilter}}, "out"),
+                                [&] { return judge(t, want, dout, previous_filter); }, t.context);
 }
 
 }  // namespace
@@ -225,34 +215,25 @@ TEST_CASE("speed against the solution and PyTorch's conv1d", "[x06][timing]") {
   const int n = 1 << 26, radius = 8;
   const Case t = int_case(n, radius);
   wb::DeviceBuffer<float> din(t.in), dfilter(t.filter), dout(static_cast<std::size_t>(n));
-  wb::SpeedBar bar;
-  bar.yours = "your conv1d";
-  bar.solution = "solution (halo tiles, filter in constant memory)";
-  bar.size = "2^26 floats, radius 8";
-  bar.result = "out";
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, [&] { student::conv1d(din.data(), dout.data(), n, dfilter.data(), radius); }},
-      {bar.solution, [&] { solution::conv1d(din.data(), dout.data(), n, dfilter.data(), radius); }}};
-  const std::string torch_name = "PyTorch conv1d, no cuDNN", cudnn_name = "PyTorch conv1d, cuDNN";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back(
-        {torch_name, [&] { wb::anchors::torch_conv1d(din.data(), n, dfilter.data(), radius, false); }});
-    contenders.push_back({cudnn_name, [&] { wb::anchors::torch_conv1d(din.data(), n, dfilter.data(), radius, true); }});
-  } else {
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
-  const double bytes = 2.0 * sizeof(float) * n;  // in read once, out written once
-  const std::vector<wb::Timing> tm = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("conv1d of " + bar.size + " (8 bytes per element)", tm, bar.solution);
-  exercise::print_table_row("x06-conv1d", bar.size, wb::timing_of(tm, bar.solution),
-                            bar.anchor.empty() ? nullptr : &wb::timing_of(tm, bar.anchor),
-                            bar.anchor.empty() ? torch_name + " (not available)" : bar.anchor, {bytes, false});
-  dout.poison();
-  wb::run_launch("conv1d (after timing, " + bar.size + ")",
-                 [&] { student::conv1d(din.data(), dout.data(), n, dfilter.data(), radius); });
-  Case after = t;
-  after.context = "after timing, " + t.context;
-  WB_REQUIRE_MATCH(judge(after, reference(t), dout, nullptr));
-  wb::speed_verdict(tm, bar);
+  const std::string size = "2^26 floats, radius 8";
+  auto yours = [&] { student::conv1d(din.data(), dout.data(), n, dfilter.data(), radius); };
+  wb::SpeedCase speed("conv1d of " + size + " (8 bytes per element)",
+                      wb::memory_bound(2.0 * sizeof(float) * n));  // in read once, out written once
+  speed.yours("your conv1d", yours)
+      .solution("solution (halo tiles, filter in constant memory)",
+                [&] { solution::conv1d(din.data(), dout.data(), n, dfilter.data(), radius); })
+      .anchor(wb::anchors::torch_anchor("PyTorch conv1d, no cuDNN", [&] {
+        wb::anchors::torch_conv1d(din.data(), n, dfilter.data(), radius, false);
+      }))
+      .bar(size, "out")
+      .table_row("x06-conv1d");
+  if (wb::anchors::torch_available())
+    speed.row("PyTorch conv1d, cuDNN", [&] { wb::anchors::torch_conv1d(din.data(), n, dfilter.data(), radius, true); });
+  wb::grade_speed(speed, [&] {
+    dout.poison();
+    wb::run_launch("conv1d (after timing, " + size + ")", yours);
+    Case after = t;
+    after.context = "after timing, " + t.context;
+    return judge(after, reference(t), dout, nullptr);
+  });
 }

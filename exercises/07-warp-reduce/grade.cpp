@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "warp_reduce.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -245,10 +244,8 @@ wb::Comparison run_case(const std::vector<float>& in, int rows, int cols, const 
   dout.poison();
   wb::run_launch("row_max_sum (" + context + ")",
                  [&] { student::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"in", in, din}}, "row_max, row_sum and out", ref.out);
-  if (c.ok()) c = judge(in, rows, cols, ref, {dmax, dsum, dout});
-  c.context = context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", in, din}}, "row_max, row_sum and out", ref.out),
+                                [&] { return judge(in, rows, cols, ref, {dmax, dsum, dout}); }, context);
 }
 
 std::string ints_of(int rows, int cols) { return exercise::shape(rows, cols) + ", integers -3..9"; }
@@ -329,40 +326,26 @@ TEST_CASE("speed against the solution and PyTorch (amax, sum, sub)", "[x07][timi
   const std::size_t n = std::size_t(rows) * cols;
   const std::vector<float> in = wb::random_floats(n, -1.0f, 3.0f, 7);
   wb::DeviceBuffer<float> din(in), dmax(rows), dsum(rows), dout(n), tmax(rows), tsum(rows), tout(n);
-  wb::SpeedBar bar;
-  bar.yours = "your row_max_sum";
-  bar.solution = "solution (warp per row, float4)";
-  bar.size = exercise::shape(rows, cols) + " floats";
-  bar.result = "the row maxima, sums and out";
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, [&] { student::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); }},
-      {bar.solution, [&] { solution::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); }}};
-  const std::string torch_name = "PyTorch amax + sum + sub";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back({torch_name, [&] {
-                            wb::anchors::torch_row_max_sum(din.data(), tmax.data(), tsum.data(), tout.data(), rows,
-                                                           cols);
-                          }});
-  } else {
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
-  const double bytes = 2.0 * sizeof(float) * n + 2.0 * sizeof(float) * rows;  // in read, out written once
-  const std::vector<wb::Timing> t = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("row max, sum and in - max of " + bar.size + " (8 bytes per element)", t,
-                                  bar.solution);
-  exercise::print_table_row("x07-warp-reduce", exercise::shape(rows, cols), wb::timing_of(t, bar.solution),
-                            bar.anchor.empty() ? nullptr : &wb::timing_of(t, bar.anchor),
-                            bar.anchor.empty() ? torch_name + " (not available)" : bar.anchor, {bytes, false});
-  dmax.poison();
-  dsum.poison();
-  dout.poison();
-  wb::run_launch("row_max_sum (after timing, " + bar.size + ")",
-                 [&] { student::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); });
-  WB_REQUIRE_MATCH(([&] {
-    wb::Comparison c = judge(in, rows, cols, reference(in, rows, cols), {dmax, dsum, dout});
-    c.context = "after timing, " + bar.size;
-    return c;
-  }()));
-  wb::speed_verdict(t, bar);
+  const std::string size = exercise::shape(rows, cols) + " floats";
+  auto yours = [&] { student::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); };
+  wb::grade_speed(
+      wb::SpeedCase("row max, sum and in - max of " + size + " (8 bytes per element)",
+                    wb::memory_bound(2.0 * sizeof(float) * n + 2.0 * sizeof(float) * rows))  // in read, out written
+          .yours("your row_max_sum", yours)
+          .solution("solution (warp per row, float4)",
+                    [&] { solution::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); })
+          .anchor(wb::anchors::torch_anchor("PyTorch amax + sum + sub",
+                                            [&] {
+                                              wb::anchors::torch_row_max_sum(din.data(), tmax.data(), tsum.data(),
+                                                                             tout.data(), rows, cols);
+                                            }))
+          .bar(size, "the row maxima, sums and out")
+          .table_row("x07-warp-reduce", exercise::shape(rows, cols)),
+      [&] {
+        for (auto* b : {&dmax, &dsum, &dout}) b->poison();
+        wb::run_launch("row_max_sum (after timing, " + size + ")", yours);
+        wb::Comparison c = judge(in, rows, cols, reference(in, rows, cols), {dmax, dsum, dout});
+        c.context = size;
+        return c;
+      });
 }

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "sgemv.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -109,17 +108,11 @@ Kind classify(const Case& k, int r, float got, double want, double bound, int* p
 }
 
 wb::Comparison judge(const Case& k, const Reference& ref, const wb::DeviceBuffer<float>& y) {
-  wb::Comparison c;
-  c.array = "y";
-  c.n = k.rows;
-  c.context = k.context;
-  if (const auto hits = y.guard_hits(); !hits.empty()) {
-    c.pattern = wb::Pattern::out_of_bounds;
-    c.guard_hits = hits;
-    c.diagnosis = "y[" + std::to_string(hits.front().index) + "] was written, outside y (" + std::to_string(k.rows) +
-                  " elements): a warp or thread past the last row wrote (rows r >= rows have no result)";
-    return c;
-  }
+  wb::Comparison c = wb::guarded_comparison("y", k.rows, k.context, y, [&](std::int64_t at) {
+    return "y[" + std::to_string(at) + "] was written, outside y (" + std::to_string(k.rows) +
+           " elements): a warp or thread past the last row wrote (rows r >= rows have no result)";
+  });
+  if (!c.ok()) return c;
   const std::vector<float> got = y.download();
   Kind kind = Kind::other;
   bool same_kind = true;
@@ -185,10 +178,8 @@ wb::Comparison run_case(const Case& k, int offset = 0) {
   const Reference ref = reference(k);
   wb::run_launch("sgemv (" + k.context + ")",
                  [&] { student::sgemv(dA.data() + offset, dx.data(), dy.data(), k.rows, k.cols); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"A", a, dA}, {"x", k.x, dx}}, "y");
-  if (c.ok()) c = judge(k, ref, dy);
-  c.context = k.context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"A", a, dA}, {"x", k.x, dx}}, "y"),
+                                [&] { return judge(k, ref, dy); }, k.context);
 }
 
 }  // namespace
@@ -276,29 +267,24 @@ TEST_CASE("speed against the solution and cuBLAS sgemv", "[x08][timing]") {
   Case k{wb::random_floats(std::size_t(rows) * cols, -1.0f, 3.0f, 5), wb::random_floats(cols, -0.5f, 1.5f, 6), rows,
          cols, exercise::shape(rows, cols) + " floats"};
   wb::DeviceBuffer<float> dA(k.A), dx(k.x), dy(rows), ly(rows);
-  wb::SpeedBar bar;
-  bar.yours = "your sgemv";
-  bar.solution = "solution (warp per row, float4)";
-  bar.anchor = "cuBLAS sgemv";
-  bar.size = exercise::shape(rows, cols);
-  bar.minimum = kMinSpeed;
-  bar.result = "y";
-  bar.advice = "A warp whose lanes each read a different row touches 32 sectors per request: give each row a warp "
+  const std::string size = exercise::shape(rows, cols);
+  auto yours = [&] { student::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); };
+  wb::grade_speed(
+      wb::SpeedCase("y = A x, A " + size + " floats (A read once)",
+                    wb::memory_bound(sizeof(float) * (double(rows) * cols + cols + rows)))
+          .yours("your sgemv", yours)
+          .solution("solution (warp per row, float4)",
+                    [&] { solution::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); })
+          .anchor({"cuBLAS sgemv", [&] { wb::anchors::cublas_sgemv(rows, cols, dA.data(), dx.data(), ly.data()); }})
+          .bar(size, "y", kMinSpeed,
+               "A warp whose lanes each read a different row touches 32 sectors per request: give each row a warp "
                "whose lanes read consecutive columns (grade on the CPU backend to see the sectors per request), then "
-               "wider loads and several loads in flight per lane";
-  const double bytes = sizeof(float) * (double(rows) * cols + cols + rows);
-  const std::vector<wb::Timing> t = wb::time_interleaved(
-      {{bar.yours, [&] { student::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); }},
-       {bar.solution, [&] { solution::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); }},
-       {bar.anchor, [&] { wb::anchors::cublas_sgemv(rows, cols, dA.data(), dx.data(), ly.data()); }}},
-      bytes);
-  std::cout << wb::format_timings("y = A x, A " + bar.size + " floats (A read once)", t, bar.solution);
-  exercise::print_table_row("x08-sgemv", bar.size, wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
-                            bar.anchor, {bytes, false});
-  dy.upload(std::vector<float>(rows, kSentinel));
-  wb::run_launch("sgemv (after timing, " + bar.size + ")",
-                 [&] { student::sgemv(dA.data(), dx.data(), dy.data(), rows, cols); });
-  k.context = "after timing, " + k.context;
-  WB_REQUIRE_MATCH(judge(k, reference(k), dy));
-  wb::speed_verdict(t, bar);
+               "wider loads and several loads in flight per lane")
+          .table_row("x08-sgemv"),
+      [&] {
+        dy.upload(std::vector<float>(rows, kSentinel));
+        wb::run_launch("sgemv (after timing, " + size + ")", yours);
+        k.context = "after timing, " + k.context;
+        return judge(k, reference(k), dy);
+      });
 }

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "stencil.cuh"
 #include "wb/anchors.hpp"
 #include "wb/grader.hpp"
@@ -84,18 +83,12 @@ enum Dir { above, below, left, right, kDirs };
 const char* const kDirName[kDirs] = {"above", "below", "on the left", "on the right"};
 
 wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer<float>& out) {
-  wb::Comparison c;
-  c.array = "out";
-  c.n = std::int64_t(g.in.size());
-  c.context = g.context;
-  if (const auto hits = out.guard_hits(); !hits.empty()) {
-    c.pattern = wb::Pattern::out_of_bounds;
-    c.guard_hits = hits;
-    c.diagnosis = "out[" + std::to_string(hits.front().index) + "] was written, outside the " +
-                  exercise::shape(g.height, g.width) + " grid: a thread whose cell is past the last row or column "
-                  "wrote (check y < height and x < width before the write)";
-    return c;
-  }
+  wb::Comparison c = wb::guarded_comparison("out", std::int64_t(g.in.size()), g.context, out, [&](std::int64_t at) {
+    return "out[" + std::to_string(at) + "] was written, outside the " +
+           exercise::shape(g.height, g.width) + " grid: a thread whose cell is past the last row or column "
+           "wrote (check y < height and x < width before the write)";
+  });
+  if (!c.ok()) return c;
   const std::vector<float> got = out.download();
   // Each wrong cell is checked against every explanation: with small integer inputs one cell can
   // fit two by chance (a wrapped neighbour that equals minus a missing one), so an explanation is
@@ -213,10 +206,8 @@ wb::Comparison run_case(const Grid& g) {
   const Reference ref = reference(g);
   wb::run_launch("stencil5 (" + g.context + ")",
                  [&] { student::stencil5(din.data(), dout.data(), g.height, g.width, g.center, g.side); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"in", g.in, din}}, "out", ref.out);
-  if (c.ok()) c = judge(g, ref, dout);
-  c.context = g.context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", g.in, din}}, "out", ref.out),
+                                [&] { return judge(g, ref, dout); }, g.context);
 }
 
 }  // namespace
@@ -281,32 +272,23 @@ TEST_CASE("speed against the solution, PyTorch's conv2d and a copy", "[x09][timi
   wb::DeviceBuffer<float> din(g.in), dout(n), copy(n);
   const std::vector<float> cross = {0, g.side, 0, g.side, g.center, g.side, 0, g.side, 0};
   wb::DeviceBuffer<float> filter(cross);
-  wb::SpeedBar bar;
-  bar.yours = "your stencil5";
-  bar.solution = "solution (32x32 tiles + halo)";
-  bar.size = exercise::shape(height, width);
-  bar.result = "out";
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, [&] { student::stencil5(din.data(), dout.data(), height, width, g.center, g.side); }},
-      {bar.solution, [&] { solution::stencil5(din.data(), dout.data(), height, width, g.center, g.side); }},
-      {"device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), std::int64_t(n)); }}};
-  const std::string torch_name = "PyTorch conv2d 3x3";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back({torch_name, [&] { wb::anchors::torch_conv2d_3x3(din.data(), height, width, filter.data()); }});
-  } else {
-    bar.anchor = "device-to-device copy";
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
-  const double bytes = 2.0 * sizeof(float) * n;  // in read once, out written once
-  const std::vector<wb::Timing> t = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("5-point stencil on " + bar.size + " floats (8 bytes per cell)", t, bar.solution);
-  exercise::print_table_row("x09-stencil", bar.size, wb::timing_of(t, bar.solution), &wb::timing_of(t, bar.anchor),
-                            bar.anchor, {bytes, false});
-  dout.poison();
-  wb::run_launch("stencil5 (after timing, " + bar.size + ")",
-                 [&] { student::stencil5(din.data(), dout.data(), height, width, g.center, g.side); });
-  g.context = "after timing, " + g.context;
-  WB_REQUIRE_MATCH(judge(g, reference(g), dout));
-  wb::speed_verdict(t, bar);
+  const std::string size = exercise::shape(height, width);
+  auto yours = [&] { student::stencil5(din.data(), dout.data(), height, width, g.center, g.side); };
+  wb::grade_speed(
+      wb::SpeedCase("5-point stencil on " + size + " floats (8 bytes per cell)",
+                    wb::memory_bound(2.0 * sizeof(float) * n))  // in read once, out written once
+          .yours("your stencil5", yours)
+          .solution("solution (32x32 tiles + halo)",
+                    [&] { solution::stencil5(din.data(), dout.data(), height, width, g.center, g.side); })
+          .row("device-to-device copy", [&] { wb::anchors::device_copy(din.data(), copy.data(), std::int64_t(n)); })
+          .anchor(wb::anchors::torch_anchor(
+              "PyTorch conv2d 3x3", [&] { wb::anchors::torch_conv2d_3x3(din.data(), height, width, filter.data()); }))
+          .bar(size, "out")
+          .table_row("x09-stencil"),
+      [&] {
+        dout.poison();
+        wb::run_launch("stencil5 (after timing, " + size + ")", yours);
+        g.context = "after timing, " + g.context;
+        return judge(g, reference(g), dout);
+      });
 }

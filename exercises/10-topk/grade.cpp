@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "topk.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -207,10 +206,8 @@ wb::Comparison run_case(const Case& t) {
   di.poison();
   wb::run_launch("topk (" + t.context + ")",
                  [&] { student::topk(din.data(), t.rows, t.cols, t.k, dv.data(), di.data()); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"in", t.in, din}}, "values and indices");
-  if (c.ok()) c = judge(t, dv, di);
-  c.context = t.context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", t.in, din}}, "values and indices"),
+                                [&] { return judge(t, dv, di); }, t.context);
 }
 
 std::string what(int rows, int cols, int k) { return exercise::shape(rows, cols) + ", k = " + std::to_string(k); }
@@ -268,35 +265,24 @@ TEST_CASE("speed against the solution and torch.topk", "[x10][timing]") {
   const Case t = random_case(rows, cols, k);
   wb::DeviceBuffer<float> din(t.in), dv(std::size_t(rows) * k);
   wb::DeviceBuffer<int> di(std::size_t(rows) * k);
-  wb::SpeedBar bar;
-  bar.yours = "your topk";
-  bar.solution = "solution (warp list, ballots)";
-  bar.size = what(rows, cols, k);
-  bar.result = "the top k";
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, [&] { student::topk(din.data(), rows, cols, k, dv.data(), di.data()); }},
-      {bar.solution, [&] { solution::topk(din.data(), rows, cols, k, dv.data(), di.data()); }}};
-  const std::string torch_name = "torch.topk";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back({torch_name, [&] { wb::anchors::torch_topk(din.data(), rows, cols, k); }});
-  } else {
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
-  const double bytes = sizeof(float) * double(rows) * cols + 8.0 * rows * k;  // in read once; values and indices
-  const std::vector<wb::Timing> t_ = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("top " + std::to_string(k) + " of each row of " + exercise::shape(rows, cols) +
-                                      " floats",
-                                  t_, bar.solution);
-  exercise::print_table_row("x10-topk", bar.size, wb::timing_of(t_, bar.solution),
-                            bar.anchor.empty() ? nullptr : &wb::timing_of(t_, bar.anchor),
-                            bar.anchor.empty() ? torch_name + " (not available)" : bar.anchor, {bytes, false});
-  dv.poison();
-  di.poison();
-  wb::run_launch("topk (after timing, " + bar.size + ")",
-                 [&] { student::topk(din.data(), rows, cols, k, dv.data(), di.data()); });
-  Case after = t;
-  after.context = "after timing, " + t.context;
-  WB_REQUIRE_MATCH(judge(after, dv, di));
-  wb::speed_verdict(t_, bar);
+  auto yours = [&] { student::topk(din.data(), rows, cols, k, dv.data(), di.data()); };
+  wb::grade_speed(
+      wb::SpeedCase("top " + std::to_string(k) + " of each row of " + exercise::shape(rows, cols) + " floats",
+                    wb::memory_bound(sizeof(float) * double(rows) * cols +
+                                     8.0 * rows * k))  // in read once; values and indices written
+          .yours("your topk", yours)
+          .solution("solution (warp list, ballots)",
+                    [&] { solution::topk(din.data(), rows, cols, k, dv.data(), di.data()); })
+          .anchor(wb::anchors::torch_anchor("torch.topk",
+                                            [&] { wb::anchors::torch_topk(din.data(), rows, cols, k); }))
+          .bar(what(rows, cols, k), "the top k")
+          .table_row("x10-topk"),
+      [&] {
+        dv.poison();
+        di.poison();
+        wb::run_launch("topk (after timing, " + what(rows, cols, k) + ")", yours);
+        Case after = t;
+        after.context = "after timing, " + t.context;
+        return judge(after, dv, di);
+      });
 }

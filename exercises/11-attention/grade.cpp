@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "attention.cuh"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
@@ -150,17 +149,11 @@ std::vector<double> column_softmax_row(const Case& t, int i) {
 }
 
 wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer<float>& out) {
-  wb::Comparison c;
-  c.array = "O";
-  c.n = std::int64_t(t.n) * t.d;
-  c.context = t.context;
-  if (const auto hits = out.guard_hits(); !hits.empty()) {
-    c.pattern = wb::Pattern::out_of_bounds;
-    c.guard_hits = hits;
-    c.diagnosis = "O[" + std::to_string(hits.front().index) + "] was written, outside O (n x d = " +
-                  std::to_string(c.n) + " floats): a query past the last one (i >= n) was written";
-    return c;
-  }
+  wb::Comparison c = wb::guarded_comparison("O", std::int64_t(t.n) * t.d, t.context, out, [&](std::int64_t at) {
+    return "O[" + std::to_string(at) + "] was written, outside O (n x d = " +
+           std::to_string(std::int64_t(t.n) * t.d) + " floats): a query past the last one (i >= n) was written";
+  });
+  if (!c.ok()) return c;
   const std::vector<float> got = out.download();
   int first_row = -1, first_unwritten_row = -1, unwritten_rows = 0, bad_rows = 0;
   bool nonfinite = false;
@@ -253,10 +246,8 @@ wb::Comparison run_case(const Case& t) {
   const Reference ref = reference(t);
   wb::run_launch("attention (" + t.context + ")",
                  [&] { student::attention(dq.data(), dk.data(), dv.data(), dout.data(), t.n, t.d); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"Q", t.Q, dq}, {"K", t.K, dk}, {"V", t.V, dv}}, "O");
-  if (c.ok()) c = judge(t, ref, dout);
-  c.context = t.context;
-  return c;
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"Q", t.Q, dq}, {"K", t.K, dk}, {"V", t.V, dv}}, "O"),
+                                [&] { return judge(t, ref, dout); }, t.context);
 }
 
 }  // namespace
@@ -289,54 +280,44 @@ TEST_CASE("speed against the solution and PyTorch's scaled_dot_product_attention
   const int n = 8192, d = 64;
   const Case t = random_case(n, d);
   wb::DeviceBuffer<float> dq(t.Q), dk(t.K), dv(t.V), dout(t.Q.size()), tout(t.Q.size());
-  wb::SpeedBar bar;
-  bar.yours = "your attention";
-  bar.solution = "solution (fused, online softmax)";
-  bar.size = t.context;
-  bar.result = "O";
-  std::vector<wb::Timed> contenders = {
-      {bar.yours, [&] { student::attention(dq.data(), dk.data(), dv.data(), dout.data(), n, d); }},
-      {bar.solution, [&] { solution::attention(dq.data(), dk.data(), dv.data(), dout.data(), n, d); }}};
-  const std::string torch_name = "PyTorch scaled_dot_product_attention";
-  if (wb::anchors::torch_available()) {
-    bar.anchor = torch_name;
-    contenders.push_back(
-        {torch_name, [&] { wb::anchors::torch_attention(dq.data(), dk.data(), dv.data(), tout.data(), n, d); }});
-  } else {
-    std::cout << "PyTorch anchor not available: " << wb::anchors::torch_missing_reason() << "\n";
-  }
   const double bytes = 4.0 * sizeof(float) * n * d;  // Q, K, V read and O written, once each at best
   const double flops = 4.0 * double(n) * n * d;      // Q K^T and P V: 2 n^2 d each
-  const std::vector<wb::Timing> tm = wb::time_interleaved(contenders, bytes);
-  std::cout << wb::format_timings("attention forward, one head, " + t.context + " (float32)", tm, bar.solution);
-  for (const wb::Timing& x : tm)
-    std::cout << "  " << x.name << ": " << exercise::rate(x, {flops, true}) << "\n";
-  exercise::print_table_row("x11-attention", "n = 8192, d = 64", wb::timing_of(tm, bar.solution),
-                            bar.anchor.empty() ? nullptr : &wb::timing_of(tm, bar.anchor),
-                            bar.anchor.empty() ? torch_name + " (not available)" : bar.anchor, {flops, true});
-  // Checked again after timing, on every 127th query (the whole reference is n^2 d = 4 G products).
-  dout.poison();
-  wb::run_launch("attention (after timing, " + t.context + ")",
-                 [&] { student::attention(dq.data(), dk.data(), dv.data(), dout.data(), n, d); });
-  const std::vector<float> got = dout.download();
-  wb::Comparison c;
-  c.array = "O";
-  c.context = "after timing, " + t.context + ", every 127th query";
-  for (int i = 0; i < n; i += 127) {
-    const std::vector<double> want = row_output(t, i, {1.0 / std::sqrt(double(d)), n});
-    for (int col = 0; col < d; ++col) {
-      const std::size_t k = std::size_t(i) * d + col;
-      ++c.n;
-      if (std::fabs(double(got[k]) - want[col]) <= 1e-3) continue;  // well above the bound for these inputs
-      if (!c.wrong++) c.first_wrong = std::int64_t(k);
-      if (c.listed.size() < 4) c.listed.push_back({std::int64_t(k), want[col], double(got[k]), wb::never_written(got[k])});
-    }
-  }
-  if (c.wrong) {
-    c.pattern = wb::Pattern::chapter_specific;
-    c.diagnosis = "O is wrong after the timing runs (first " + exercise::cell("O", c.first_wrong / d, c.first_wrong % d) +
-                  "), though it was right before: does a call depend on what an earlier call left in scratch memory?";
-  }
-  WB_REQUIRE_MATCH(c);
-  wb::speed_verdict(tm, bar);
+  auto yours = [&] { student::attention(dq.data(), dk.data(), dv.data(), dout.data(), n, d); };
+  wb::grade_speed(
+      wb::SpeedCase("attention forward, one head, " + t.context + " (float32)", wb::fp32_bound(flops, bytes))
+          .yours("your attention", yours)
+          .solution("solution (fused, online softmax)",
+                    [&] { solution::attention(dq.data(), dk.data(), dv.data(), dout.data(), n, d); })
+          .anchor(wb::anchors::torch_anchor("PyTorch scaled_dot_product_attention", [&] {
+            wb::anchors::torch_attention(dq.data(), dk.data(), dv.data(), tout.data(), n, d);
+          }))
+          .bar(t.context, "O")
+          .table_row("x11-attention", "n = 8192, d = 64"),
+      [&] {  // on every 127th query (the whole reference is n^2 d = 4 G products)
+        dout.poison();
+        wb::run_launch("attention (after timing, " + t.context + ")", yours);
+        const std::vector<float> got = dout.download();
+        wb::Comparison c;
+        c.array = "O";
+        c.context = t.context + ", every 127th query";
+        for (int i = 0; i < n; i += 127) {
+          const std::vector<double> want = row_output(t, i, {1.0 / std::sqrt(double(d)), n});
+          for (int col = 0; col < d; ++col) {
+            const std::size_t k = std::size_t(i) * d + col;
+            ++c.n;
+            if (std::fabs(double(got[k]) - want[col]) <= 1e-3) continue;  // well above the bound for these inputs
+            if (!c.wrong++) c.first_wrong = std::int64_t(k);
+            if (c.listed.size() < 4)
+              c.listed.push_back({std::int64_t(k), want[col], double(got[k]), wb::never_written(got[k])});
+          }
+        }
+        if (c.wrong) {
+          c.pattern = wb::Pattern::chapter_specific;
+          c.diagnosis = "O is wrong after the timing runs (first " +
+                        exercise::cell("O", c.first_wrong / d, c.first_wrong % d) +
+                        "), though it was right before: does a call depend on what an earlier call left in scratch "
+                        "memory?";
+        }
+        return c;
+      });
 }

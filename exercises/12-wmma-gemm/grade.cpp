@@ -21,8 +21,8 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/against_library.hpp"
 #include "../common/inputs.hpp"
-#include "../common/table_row.hpp"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 #include "wmma_gemm.cuh"
@@ -102,18 +102,12 @@ Reference reference(const Case& t, bool exact) {
 
 // ---- diagnosis ----
 wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer<float>& out) {
-  wb::Comparison c;
-  c.array = "C";
-  c.n = std::int64_t(t.M) * t.N;
-  c.context = t.context;
-  if (const auto hits = out.guard_hits(); !hits.empty()) {
-    c.pattern = wb::Pattern::out_of_bounds;
-    c.guard_hits = hits;
-    c.diagnosis = "C[" + std::to_string(hits.front().index) + "] was written, outside C (M x N = " +
-                  std::to_string(c.n) + " floats): a fragment past row M or column N was stored (a block's tile "
-                  "reaches past the matrix when M or N is not a multiple of it: skip those fragments)";
-    return c;
-  }
+  wb::Comparison c = wb::guarded_comparison("C", std::int64_t(t.M) * t.N, t.context, out, [&](std::int64_t at) {
+    return "C[" + std::to_string(at) + "] was written, outside C (M x N = " +
+           std::to_string(std::int64_t(t.M) * t.N) + " floats): a fragment past row M or column N was stored (a block's tile "
+           "reaches past the matrix when M or N is not a multiple of it: skip those fragments)";
+  });
+  if (!c.ok()) return c;
   const std::vector<float> got = out.download();
   std::int64_t nonfinite = 0;
   std::vector<int> bad_tiles;  // 16 x 16 tiles of C with a wrong element, numbered row-major
@@ -231,33 +225,21 @@ TEST_CASE("speed against the solution and cuBLAS (cublasGemmEx, half in, float o
   const Case t = make_case(M, N, K);
   wb::DeviceBuffer<__half> dA(t.A), dB(t.B);
   wb::DeviceBuffer<float> dC(std::size_t(M) * N), lC(std::size_t(M) * N);
-  wb::SpeedBar bar;
-  bar.yours = "your wmma_gemm";
-  bar.solution = "solution (128x128 tiles, WMMA)";
-  bar.anchor = "cuBLAS cublasGemmEx";
-  bar.size = "4096 x 4096 x 4096";
-  bar.result = "C";
   const double flops = 2.0 * M * N * double(K);
   const double bytes = 2.0 * (double(M) * K + double(K) * N) + 4.0 * double(M) * N;  // each matrix once
-  const std::vector<wb::Timing> tm = wb::time_interleaved(
-      {{bar.yours, [&] { student::wmma_gemm(dA.data(), dB.data(), dC.data(), M, N, K); }},
-       {bar.solution, [&] { solution::wmma_gemm(dA.data(), dB.data(), dC.data(), M, N, K); }},
-       {bar.anchor, [&] { wb::anchors::cublas_gemm_f16_f32(M, N, K, dA.data(), dB.data(), lC.data()); }}},
-      bytes);
-  std::cout << wb::format_timings("C = A B, " + bar.size + " (half in, float out)", tm, bar.solution);
-  for (const wb::Timing& x : tm) std::cout << "  " << x.name << ": " << exercise::rate(x, {flops, true}) << "\n";
-  exercise::print_table_row("x12-wmma-gemm", bar.size, wb::timing_of(tm, bar.solution), &wb::timing_of(tm, bar.anchor),
-                            bar.anchor, {flops, true});
-  // Checked again after timing, against cuBLAS's C (exact here: the inputs are halves k/4).
-  dC.poison();
-  wb::run_launch("wmma_gemm (after timing, " + bar.size + ")",
-                 [&] { student::wmma_gemm(dA.data(), dB.data(), dC.data(), M, N, K); });
-  const std::vector<float> want = lC.download();
-  std::vector<double> expected(want.begin(), want.end());
-  wb::CompareOptions opt;
-  opt.array = "C";
-  wb::Comparison c = wb::compare(expected, dC, opt);
-  c.context = "after timing, " + bar.size + ", against cuBLAS's C";
-  WB_REQUIRE_MATCH(c);
-  wb::speed_verdict(tm, bar);
+  const std::string size = "4096 x 4096 x 4096";
+  auto yours = [&] { student::wmma_gemm(dA.data(), dB.data(), dC.data(), M, N, K); };
+  wb::grade_speed(wb::SpeedCase("C = A B, " + size + " (half in, float out)", wb::tensor_bound(flops, bytes))
+                      .yours("your wmma_gemm", yours)
+                      .solution("solution (128x128 tiles, WMMA)",
+                                [&] { solution::wmma_gemm(dA.data(), dB.data(), dC.data(), M, N, K); })
+                      .anchor({"cuBLAS cublasGemmEx",
+                               [&] { wb::anchors::cublas_gemm_f16_f32(M, N, K, dA.data(), dB.data(), lC.data()); }})
+                      .bar(size, "C")
+                      .table_row("x12-wmma-gemm"),
+                  [&] {  // against cuBLAS's C (exact here: the inputs are halves k/4)
+                    dC.poison();
+                    wb::run_launch("wmma_gemm (after timing, " + size + ")", yours);
+                    return exercise::against_library(lC, dC, "C", size + ", against cuBLAS's C");
+                  });
 }

@@ -147,24 +147,7 @@ const Timing& timing_of(const std::vector<Timing>& timings, const std::string& n
 }
 
 std::string format_timings(const std::string& title, const std::vector<Timing>& timings, const std::string& reference) {
-  const Timing* ref = nullptr;
-  for (const auto& t : timings)
-    if (t.name == reference) ref = &t;
-  std::ostringstream s;
-  char line[256];
-  s << title << " (" << device_name() << ", theoretical peak " << static_cast<int>(peak_bandwidth_gbps() + 0.5)
-    << " GB/s)\n";
-  std::snprintf(line, sizeof line, "  %-26s %10s %17s %8s %7s %9s\n", "variant", "median", "q1..q3 (ms)", "GB/s",
-                "% peak", "speed");
-  s << line;
-  for (const auto& t : timings) {
-    const std::string ratio = ref ? format_ratio(ref->median_ms / t.median_ms) + "x" : "";
-    std::snprintf(line, sizeof line, "  %-26s %8.4f ms %8.4f..%-8.4f %8.0f %6.1f%% %9s\n", t.name.c_str(), t.median_ms,
-                  t.q1_ms, t.q3_ms, t.gbps, t.pct_peak, ratio.c_str());
-    s << line;
-  }
-  if (ref) s << "  (speed: time of " << reference << " / time of the variant; samples interleaved, L2 flushed)\n";
-  return s.str();
+  return format_speed_table(title, timings, reference, memory_bound(0), device_peaks(), device_name());
 }
 
 }  // namespace wb

@@ -109,6 +109,25 @@ TEST_CASE("a speed below the bar fails as too slow, with a short ratio", "[too-s
   wb::speed_verdict(t, bar);
 }
 
+TEST_CASE("a compute-bound speed below the bar fails as too slow, in TFLOP/s", "[too-slow-compute]") {
+  const double ms[] = {5.3272, 2.6636, 2.6636, 2.13088};
+  const wb::SpeedCase sc = wb::SpeedCase("C = A B", wb::fp32_bound(2.0 * 4096.0 * 4096.0 * 4096.0, 0))
+                               .yours("yours", [] {})
+                               .solution("solution", [] {})
+                               .anchor({"cuBLAS sgemm", [] {}})
+                               .compiled({"torch.compile sgemm", [] {}})
+                               .bar("4096 x 4096 x 4096", "C", 0.8, "Tile it.");
+  std::vector<wb::Timing> t;
+  for (const char* name : {"yours", "solution", "cuBLAS sgemm", "torch.compile sgemm"}) {
+    t.emplace_back();
+    t.back().name = name;
+    t.back().median_ms = ms[t.size() - 1];
+  }
+  wb::Peaks peaks;
+  peaks.fp32_tflops = wb::peak_tflops(132, 1.98e6, 256);  // an H200's
+  wb::speed_verdict(t, sc.speed_bar, sc.work, peaks);
+}
+
 // Run alone ("[announce]"): a timing case after clean checks announces the timing, once.
 TEST_CASE("a clean check before the timing cases", "[announce]") {
   const wb::Comparison c = filled(64);

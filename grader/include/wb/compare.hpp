@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -190,6 +191,35 @@ Comparison inputs_unchanged(const std::vector<Input<T>>& inputs, const std::stri
     return c;
   }
   return {};
+}
+
+/// A case's verdict in the order the contract asks: the inputs' check first (`inputs`, from
+/// inputs_unchanged()), and only when no input changed the output's (`output`, the grader's own
+/// judge), under the case's `context`.
+inline Comparison inputs_then_output(Comparison inputs, const std::function<Comparison()>& output,
+                                     const std::string& context) {
+  Comparison c = inputs.ok() ? output() : std::move(inputs);
+  c.context = context;
+  return c;
+}
+
+/// The start of a grader's own comparison of `out` (its `n` elements, named `array`, in
+/// `context`): when a guard zone around `out` was written, an out_of_bounds comparison whose
+/// diagnosis is `outside(index of the first write outside)`; otherwise an ok one, for the
+/// grader's element checks to fill in.
+template <class T>
+Comparison guarded_comparison(const std::string& array, std::int64_t n, const std::string& context,
+                              const DeviceBuffer<T>& out, const std::function<std::string(std::int64_t)>& outside) {
+  Comparison c;
+  c.array = array;
+  c.n = n;
+  c.context = context;
+  c.guard_hits = out.guard_hits();
+  if (!c.guard_hits.empty()) {
+    c.pattern = Pattern::out_of_bounds;
+    c.diagnosis = outside(c.guard_hits.front().index);
+  }
+  return c;
 }
 
 /// Records a failed comparison for the grader's summary; used by WB_REQUIRE_MATCH.

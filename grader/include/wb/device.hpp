@@ -35,6 +35,34 @@ int multiprocessor_count();
 /// rate); 0 when the device does not report it (the CPU backend).
 double peak_bandwidth_gbps();
 
+/// FP32 lanes per multiprocessor (each does one fused multiply-add, 2 FLOPs, per clock) for
+/// compute capability major.minor, from NVIDIA's CUDA C++ Programming Guide ("Arithmetic
+/// Instructions" throughput table: 32-bit floating-point add, multiply, multiply-add): 64 on
+/// sm_60, sm_70, sm_75, sm_80; 128 on sm_50-53, sm_61-62, sm_86-89, sm_90 (H100/H200), sm_100 and
+/// later. 0 for an architecture not in the table.
+int fp32_lanes_per_sm(int major, int minor);
+
+/// Dense tensor-core FLOPs per clock per multiprocessor for half-precision inputs accumulated in
+/// float (what a WMMA/`mma` GEMM with fp16 in and fp32 out can reach), from NVIDIA's architecture
+/// whitepapers: sm_70/72 1024 (V100: 125 TFLOP/s at 80 SMs, 1.53 GHz), sm_75 1024 (T4), sm_80
+/// 2048 (A100: 312 TFLOP/s at 108 SMs, 1.41 GHz), sm_86/89 512 (GeForce parts, which run fp32
+/// accumulation at half the fp16 rate), sm_87 1024 (Orin), sm_90 4096 (H100/H200 SXM: 989 TFLOP/s
+/// at 132 SMs, 1.83 GHz), sm_100 8192 (B200). 0 for an architecture not in the table.
+int tensor_flops_per_clock_per_sm(int major, int minor);
+
+/// A peak in TFLOP/s: multiprocessors × clock × FLOPs per clock per multiprocessor.
+double peak_tflops(int multiprocessors, double clock_khz, double flops_per_clock_per_sm);
+
+/// Theoretical FP32 peak in TFLOP/s: multiprocessors × the maximum clock the device reports
+/// (cudaDevAttrClockRate) × 2 × fp32_lanes_per_sm() (H200: 132 × 1.98 GHz × 256 = 66.9);
+/// 0 when unknown (the CPU backend, an architecture not in the table).
+double peak_fp32_tflops();
+
+/// Theoretical dense tensor-core peak (fp16 in, fp32 accumulate) in TFLOP/s, the same way with
+/// tensor_flops_per_clock_per_sm() (H200 at 1.98 GHz: 1070; NVIDIA quotes 989 at 1.83 GHz);
+/// 0 when unknown.
+double peak_tensor_tflops();
+
 /// True once a fault has left the GPU's CUDA context unusable (a sticky error, see
 /// wb::fail_with_cuda_error): no later case can run in this process. Never on the CPU backend,
 /// whose device is reset after a fault.

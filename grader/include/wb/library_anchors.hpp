@@ -9,7 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
+
+#include "wb/speed.hpp"
 
 struct __half;  // CUDA's 16-bit float (cuda_fp16.h), for the half-precision GEMM anchor
 
@@ -31,6 +35,13 @@ void cublas_sgemm(int M, int N, int K, const float* A, const float* B, float* C)
 bool torch_available();
 /// Why the torch_* anchors are missing ("" when torch_available()).
 std::string torch_missing_reason();
+
+/// A PyTorch anchor's row for wb::SpeedCase::anchor(): `run` where torch_available(), otherwise
+/// a missing row that says why ("PyTorch anchor not available: ...").
+inline Anchor torch_anchor(std::string name, std::function<void()> run) {
+  if (!torch_available()) return {std::move(name), nullptr, torch_missing_reason()};
+  return {std::move(name), std::move(run), ""};
+}
 
 /// out = torch.softmax(in, dim=1) for a row-major rows x cols matrix (at::_softmax_out).
 void torch_softmax(const float* in, float* out, int rows, int cols);
