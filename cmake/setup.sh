@@ -56,7 +56,12 @@ cache_key() {  # the files chapter 05's step found
           /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake/CLI11/CLI11Config.cmake
           /usr/include/uv.h /usr/local/include/uv.h /opt/homebrew/include/uv.h)
   echo "$what ${WB_TORCH:-ON} ${WB_PRESET:-} $venv ${CMAKE_PREFIX_PATH:-}"
-  stat -L -c '%n %Y' "${files[@]}" 2>/dev/null || stat -L -f '%N %m' "${files[@]}" 2>/dev/null || true
+  # GNU stat (Linux) or BSD stat (macOS); missing files print nothing either way.
+  if stat -c %Y / >/dev/null 2>&1; then
+    stat -L -c '%n %Y' "${files[@]}" 2>/dev/null || true
+  else
+    stat -L -f '%N %m' "${files[@]}" 2>/dev/null || true
+  fi
 }
 if ((!check_only)) && [[ ${WB_SETUP:-} != force && -f $stamp ]]; then
   read -r -a found < <(sed -n 2p "$stamp") || true
