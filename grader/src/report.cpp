@@ -1,6 +1,7 @@
 // The grader's main(): Catch2's session plus a listener that turns the run into one verdict.
 #include "wb/report.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch_section_info.hpp>
 #include <catch2/catch_session.hpp>
@@ -39,6 +40,7 @@ struct State {
   int failures_not_started = 0;  // failed comparisons where nothing was written
   int failures_noted = 0;        // failed comparisons and errors noted with a diagnosis
   std::string first_diagnosis;   // the first wrong-answer explanation, in the chapter's terms
+  bool first_certain = false;    // it came from note_certain_cause: no later guess replaces it
   std::string first_report;      // the whole report behind it (a CPU backend fault's), or ""
   std::string first_failure_test;
   std::string first_unexplained;  // an assertion failure the grader did not explain itself
@@ -112,6 +114,32 @@ void note_error_with_report(const std::string& what, const std::string& report) 
   } else {
     note_other_cause(s, one_line(what));
   }
+}
+
+void note_certain_cause(const std::string& what) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  ++s.failures_noted;
+  const std::string w = one_line(what);
+  if (s.first_certain) {
+    note_other_cause(s, w);
+    return;
+  }
+  if (!s.first_diagnosis.empty() && s.first_diagnosis != w) {  // the guess leads the other causes
+    s.other_causes.erase(std::remove(s.other_causes.begin(), s.other_causes.end(), s.first_diagnosis), s.other_causes.end());
+    s.other_causes.insert(s.other_causes.begin(), s.first_diagnosis);
+    if (s.other_causes.size() > other_causes_max) s.other_causes.resize(other_causes_max);
+  }
+  s.other_causes.erase(std::remove(s.other_causes.begin(), s.other_causes.end(), w), s.other_causes.end());
+  s.first_diagnosis = w;
+  s.first_report.clear();
+  s.first_failure_test = s.current_test;
+  s.first_certain = true;
+}
+
+int failures_not_started_so_far() {
+  std::lock_guard<std::mutex> lock(state().m);
+  return state().failures_not_started;
 }
 
 void note_unchecked(const std::string& what) {

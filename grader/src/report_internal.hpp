@@ -10,4 +10,12 @@ namespace wb {
 /// which `what` is the headline): the verdict's cause_report when `what` leads.
 void note_error_with_report(const std::string& what, const std::string& report);
 
+/// A diagnosis whose pattern is certain (a tool's own finding, such as compute-sanitizer
+/// reporting a race): it leads the verdict even when other checks failed before it, whose
+/// diagnosis, a guess from the wrong values, becomes the first of the other causes.
+void note_certain_cause(const std::string& what);
+
+/// How many failed checks so far found nothing written (the kernel was not started).
+int failures_not_started_so_far();
+
 }  // namespace wb

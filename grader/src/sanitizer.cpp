@@ -11,6 +11,7 @@
 #include <string>
 
 #include "wb/device.hpp"
+#include "report_internal.hpp"
 #include "wb/report.hpp"
 
 namespace wb {
@@ -49,9 +50,13 @@ bool sanitizer_child() { return std::getenv("WB_SANITIZER_CHILD") != nullptr; }
 
 void require_sanitizer_clean(const std::string& tool, const std::string& tag, const std::string& what) {
   if (cpu_backend() || sanitizer_child()) return;
-  // A kernel that already failed a check (or was never started) fails the small cases under the
-  // tool too, and that exit would read as the tool's finding: the checks above say what is wrong.
-  if (failures_so_far() > 0) SKIP("not run: the checks above failed; fix those first");
+  // A kernel that was never started has nothing for the tool to find. One that failed a check may
+  // fail it for a reason only the tool sees (a missing barrier makes wrong sums that look like
+  // blocks overwriting one another): the tool runs, and its own finding, which is certain, leads
+  // the verdict; the small cases merely failing again under it says nothing new.
+  const int failed_before = failures_so_far();
+  if (failed_before > 0 && failures_not_started_so_far() == failed_before)
+    SKIP("not run: the kernel writes nothing yet");
   if (!on_path("compute-sanitizer")) {
     note_unchecked(what + " (compute-sanitizer " + tool + " is not on PATH)");
     return;
@@ -77,6 +82,9 @@ void require_sanitizer_clean(const std::string& tool, const std::string& tag, co
   }
   const int status = pclose(pipe);
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const bool tool_found = rc == 86 || !first_error.empty();
+  if (failed_before > 0 && !tool_found)
+    SKIP("compute-sanitizer " + tool + " found nothing; the checks above failed: fix those first");
   if (rc == 0) {
     SUCCEED(what + ": compute-sanitizer " + tool + " found nothing");
     return;
@@ -84,12 +92,15 @@ void require_sanitizer_clean(const std::string& tool, const std::string& tag, co
   // 86 (--error-exitcode) is the tool's own finding; any other failure is the small cases' verdict
   // under the tool's slower schedule (a result that depends on timing, such as a race).
   const std::string headline =
-      rc == 86 || !first_error.empty()
+      tool_found
           ? what + ": compute-sanitizer " + tool + " reported " + (first_error.empty() ? "an error" : first_error)
           : what + ": under compute-sanitizer " + tool + " the same cases came out wrong (exit code " +
                 std::to_string(rc) + "), though they were right without it: a result that depends on timing, such as "
                 "a race";
-  note_error(headline);
+  if (tool_found)
+    note_certain_cause(headline);
+  else
+    note_error(headline);
   FAIL(headline + "\n" + out);
 }
 

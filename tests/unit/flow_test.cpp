@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../../grader/src/report_internal.hpp"  // note_certain_cause
 #include "wb/grader.hpp"
 
 namespace flow_fixture {
@@ -143,3 +144,13 @@ TEST_CASE("two timing cases after clean checks", "[announce]") {
 TEST_CASE("a check that fails", "[announce-after-failure]") { FAIL_CHECK("the sum is 3, expected 4"); }
 
 TEST_CASE("a timing case after a failed check", "[announce-after-failure]") { WB_REQUIRE_CORRECT_SO_FAR(); }
+
+// Run alone ("[certain-cause]"): a guess from wrong values, then a tool's own finding, which leads.
+TEST_CASE("a wrong sum, diagnosed from its values", "[certain-cause]") {
+  wb::note_error("blocks overwrite one another's work on *sum");
+  FAIL_CHECK("the sum is 3, expected 4");
+}
+TEST_CASE("then compute-sanitizer reports a race on the small cases", "[certain-cause]") {
+  wb::note_certain_cause("no shared-memory race: compute-sanitizer racecheck reported Error: Race reported");
+  FAIL_CHECK("racecheck");
+}
