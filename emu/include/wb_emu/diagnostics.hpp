@@ -61,4 +61,14 @@ std::string last_launch_warning();
 /// record: running_launch_fault(Fault*), <wb_emu/fault.hpp>.)
 std::string running_launch_fault();
 
+/// The blocks of a launch that has not ended yet ("" if none), for a watchdog that gives up on it:
+/// how many of its blocks had started (in its scrambled start order, <wb_emu/block_order.hpp>),
+/// which were still running and the lowest not started; for a running block whose predecessor
+/// (or some lower block) had not started, that it may be waiting for a block that cannot start,
+/// and how to write the wait the GPU way (a ticket taken with atomicAdd); last, the start order's
+/// seed and how to repeat it. Indented lines, without a final newline. `headline`, when not
+/// nullptr, gets one sentence naming the first such wait ("" when no running block had a lower one
+/// unstarted). Any thread may call it while the launch runs.
+std::string running_launch_blocks(std::string* headline = nullptr);
+
 }  // namespace wb_emu
