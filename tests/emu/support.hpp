@@ -35,6 +35,17 @@ T* device_array(std::size_t n, T fill = T{}) {
   return p;
 }
 
+// What a launch printed, less the line that the process's first fault report of a launch in
+// scrambled block order adds ("  (The blocks ran in a scrambled order, seed S; ...)"), which is
+// not part of the fault's text (last_fault_message()).
+inline std::string without_order_note(std::string err) {
+  const std::string start = "  (The blocks ran in a scrambled order";
+  const std::size_t at = err.find(start);
+  if (at == std::string::npos) return err;
+  const std::size_t end = err.find('\n', at);
+  return err.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+}
+
 // Runs f with stderr sent to a file; returns what was written.
 template <class F>
 std::string capture_stderr(F f) {
