@@ -54,7 +54,7 @@ SharedMemoryStats last_launch_shared_stats();
 std::string last_launch_warning();
 
 /// The fault of a launch that has not ended yet ("" if none), as the launch prints it when it ends
-/// (wb_emu::last_fault_message()): its lowest faulting block so far. A faulting block stops the
+/// (wb_emu::last_fault_message()): its first faulting block in start order so far. A faulting block stops the
 /// launch from starting more blocks, but the launch ends only when the blocks already running
 /// end; when one of them never does, a watchdog (wb::Watchdog) that gives up on the launch names
 /// this fault as well. Any thread may call it while the launch runs; every build keeps it. (Its

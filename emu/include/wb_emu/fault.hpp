@@ -30,7 +30,7 @@ enum class FaultKind {
 /// "stack_overflow", "resources", "cooperative" or "other": the enumerator's own name.
 const char* fault_kind_name(FaultKind kind);
 
-/// One kernel fault: the lowest faulting block of a launch.
+/// One kernel fault: the first faulting block of a launch in its start order (<wb_emu/block_order.hpp>).
 struct Fault {
   FaultKind kind = FaultKind::other;
   std::string kernel;       ///< the kernel's name as written at the launch, e.g. "reduce<float, 4>"
