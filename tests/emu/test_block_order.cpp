@@ -18,13 +18,6 @@
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
-// Sets the process's seed for one test and puts the one it had back after.
-struct SeedScope {
-  explicit SeedScope(std::uint64_t seed) : saved(wb_emu::block_order_seed()) { wb_emu::set_block_order_seed(seed); }
-  ~SeedScope() { wb_emu::set_block_order_seed(saved); }
-  std::uint64_t saved;
-};
-
 std::vector<std::uint64_t> order_of(std::uint64_t size, std::uint64_t seed) {
   const wb_emu::BlockOrder order(size, seed);
   std::vector<std::uint64_t> out(size);
@@ -69,7 +62,7 @@ TEST_CASE("block order seed 0 is the index order, and a seed always gives the sa
 }
 
 TEST_CASE("each launch gets an order of its own from the process's seed", "[emu][block-order]") {
-  SeedScope scope(2026);
+  BlockSeed scope(2026);
   std::vector<std::uint64_t> seeds;
   for (int i = 0; i < 4; ++i) seeds.push_back(wb_emu::next_launch_order_seed());
   CHECK(std::set<std::uint64_t>(seeds.begin(), seeds.end()).size() == 4);
@@ -88,7 +81,7 @@ TEST_CASE("of a launch whose every block faults, the first block in start order 
   const int blocks = 64;
   int* started = device_array<int>(1, 0);
   auto faulting_block = [&](std::uint64_t seed, std::string* err = nullptr) {
-    SeedScope scope(seed);
+    BlockSeed scope(seed);
     *started = 0;
     cudaError_t e = cudaSuccess;
     const std::string text = capture_stderr([&] { e = emu_test::all_blocks_trap(blocks, started); });
@@ -118,7 +111,7 @@ TEST_CASE("a chained scan whose block b waits for block b-1 finds it unstarted, 
   int* flag = device_array<int>(blocks, 0);
   int* gave_up = device_array<int>(1, 0);
   for (const std::uint64_t seed : {1, 2, 3, 4, 5}) {
-    SeedScope scope(seed);
+    BlockSeed scope(seed);
     for (int b = 0; b < blocks; ++b) flag[b] = 0;
     *gave_up = 0;
     // a real kernel would spin forever (tests/unit: the watchdog names it); this one gives up after 5 ms
@@ -127,7 +120,7 @@ TEST_CASE("a chained scan whose block b waits for block b-1 finds it unstarted, 
     CHECK(*gave_up > 0);
   }
   {
-    SeedScope scope(0);  // index order: every block's predecessor has started before it
+    BlockSeed scope(0);  // index order: every block's predecessor has started before it
     for (int b = 0; b < blocks; ++b) flag[b] = 0;
     *gave_up = 0;
     REQUIRE(emu_test::naive_chained_scan(in, prefix, flag, blocks, chunk, 5000000000ll, gave_up) == cudaSuccess);
@@ -150,7 +143,7 @@ TEST_CASE("a chained scan that waits only for lower tickets is right whatever th
   int* order = device_array<int>(blocks, -1);
   bool out_of_index_order = false;
   for (const std::uint64_t seed : {0, 1, 2, 3, 4, 5}) {
-    SeedScope scope(seed);
+    BlockSeed scope(seed);
     for (int b = 0; b < blocks; ++b) flag[b] = 0, order[b] = -1;
     *tickets = 0;
     REQUIRE(emu_test::ticket_chained_scan(in, prefix, flag, blocks, chunk, tickets, order) == cudaSuccess);

@@ -37,11 +37,14 @@ namespace {
 // The line of tests/emu/<file> marked `// line: <marker>`.
 int marked(const char* file, const char* marker) { return line_of(file, (std::string("// line: ") + marker).c_str()); }
 
-// Runs `launch`, which must fault with `code`; returns the fault's record after checking that it
+// Runs `launch` (blocks in index order), which must fault with `code`; returns the fault's record after checking that it
 // is what was printed (describe() of it is last_fault_message() and stderr), and resets the device.
 template <class F>
 Fault record_of(F launch, cudaError_t code = cudaErrorLaunchFailure) {
   cudaError_t e = cudaSuccess;
+  // Blocks start in index order here: the records checked are those of given blocks of launches
+  // in which several blocks fault, and the one reported is the first in start order.
+  BlockSeed index_order(0);
   const std::string err = capture_stderr([&] { e = launch(); });
   CHECK(e == code);
   Fault f;
