@@ -216,7 +216,10 @@ std::string running_launch_blocks(std::string* headline) {
     if (scan_end < blocks) text += " of those looked at";
   }
   text += ".\n";
-  std::string first;  // the headline: the first running block that waits for a lower one not started
+  // The headline: the first running block with a lower one not started. The backend cannot see what
+  // a block spins on, so it is a question: a block that spins for another's flag, or a loop that never
+  // ends in any block (which also leaves lower blocks unstarted) both look like this.
+  std::string first;
   for (const std::uint64_t b : now) {
     const bool previous = std::binary_search(waiting_for.begin(), waiting_for.end(), b - 1) && b > 0;
     if (!previous && (lowest.empty() || lowest.front() > b)) continue;
@@ -227,7 +230,7 @@ std::string running_launch_blocks(std::string* headline) {
             "block ends.\n";
     if (first.empty())
       first = "block " + me + " was still running while block " + other +
-              " had not started: does a block wait for another?";
+              " had not started: does a block wait for another, or a loop never end?";
   }
   if (!first.empty())
     text += "  A GPU starts blocks in no promised order and runs only as many at once as fit, so a block may wait "

@@ -67,8 +67,8 @@ std::string running_launch_fault();
 /// (or some lower block) had not started, that it may be waiting for a block that cannot start,
 /// and how to write the wait the GPU way (a ticket taken with atomicAdd); last, the start order's
 /// seed and how to repeat it. Indented lines, without a final newline. `headline`, when not
-/// nullptr, gets one sentence naming the first such wait ("" when no running block had a lower one
-/// unstarted). Any thread may call it while the launch runs.
+/// nullptr, gets one sentence naming the first such possible wait, as a question, since the
+/// backend cannot see what a block spins on ("" when no running block had a lower one unstarted). Any thread may call it while the launch runs.
 std::string running_launch_blocks(std::string* headline = nullptr);
 
 }  // namespace wb_emu
