@@ -140,6 +140,7 @@ Fault fault_record(const Grid& g, const Worker& w) {
   if (w.fault_at.file && std::strcmp(w.fault_at.file, "?") != 0) f.file = w.fault_at.file;
   f.line = w.fault_at.line;
   f.explanation = w.message;
+  f.block_seed = w.block_seed;
   return f;
 }
 
@@ -299,6 +300,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   const Grid g{grid, block, shared_bytes, body, ctx, &site};
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   const BlockOrder order(blocks, next_launch_order_seed());
+  const std::uint64_t shown_seed = order.scrambled() ? block_order_seed() : 0;  // what repeats the order
   std::atomic<bool> failed{false};
   LaunchRecords records;
   std::mutex note_mutex;
@@ -315,7 +317,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   state.slots.reset(new std::atomic<std::uint64_t>[state.slot_count]);
   for (int i = 0; i < state.slot_count; ++i) state.slots[i] = 0;
   auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_position, &faulted, &fault, &fault_code,
-               &order, &state, blocks](std::atomic<std::uint64_t>* next) {
+               &order, &state, shown_seed, blocks](std::atomic<std::uint64_t>* next) {
     const int slot_index = state.slots_taken.fetch_add(1);
     std::atomic<std::uint64_t>* slot = slot_index < state.slot_count ? &state.slots[slot_index] : nullptr;
     gridDim = g.grid;
@@ -326,6 +328,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
                           (p = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
       const std::uint64_t b = order(p);
       worker().block_position = p;
+      worker().block_seed = shown_seed;
       if (slot) slot->store(b + 1);
       const bool ok = run_block(g, b);
       if (slot) slot->store(0);

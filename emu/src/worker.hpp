@@ -77,6 +77,7 @@ struct Worker {
   const Grid* g = nullptr;
   std::uint64_t block_linear = 0;
   std::uint64_t block_position = 0;  // its place in the launch's start order (<wb_emu/block_order.hpp>)
+  std::uint64_t block_seed = 0;      // the process's block-order seed when that order is scrambled, else 0
   unsigned n = 0, next = 0, live = 0;
   int current = -1;
   std::vector<ThreadRec> th;

@@ -88,6 +88,8 @@ TEST_CASE("of a launch whose every block faults, the first block in start order 
     CHECK(e == cudaErrorLaunchFailure);
     wb_emu::Fault f;
     REQUIRE(wb_emu::last_fault(&f));
+    CHECK(f.block_seed == seed);  // the record says how to repeat the order
+    CHECK_THAT(wb_emu::fault_json(f), ContainsSubstring("\"block_seed\":" + std::to_string(seed) + ","));
     REQUIRE(cudaDeviceReset() == cudaSuccess);
     if (err) *err = text;
     return f.block[0];

@@ -270,6 +270,7 @@ TEST_CASE("WB_EMU_FAULTS=<file> appends every fault as a line of JSON", "[emu][f
   CHECK(r.at("grid") == nlohmann::json::array({2, 1, 1}));
   CHECK(r.at("block_dim") == nlohmann::json::array({256, 1, 1}));
   CHECK(r.at("block") == nlohmann::json::array({0, 0, 0}));
+  CHECK(r.at("block_seed") == 0);  // record_of() starts blocks in index order
   CHECK(r.at("thread") == nlohmann::json::array({1, 0, 0}));
   CHECK(r.at("at").at("file") == std::string(EMU_TEST_DIR) + "/instrumented.cu");
   CHECK(r.at("at").at("line") == marked("instrumented.cu", "reduce add"));
