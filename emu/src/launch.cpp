@@ -19,11 +19,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
