@@ -47,6 +47,7 @@ FaultView view_of(const Fault& f) {
   v.file = f.file.c_str();
   v.line = f.line;
   v.explanation = f.explanation.c_str();
+  v.block_seed = f.block_seed;
   return v;
 }
 
@@ -220,6 +221,8 @@ void write_json(const FaultView& f, const char* text, std::size_t text_bytes, Si
   put_json_array(out, f.block_dim);
   out.put(",\"block\":");
   put_json_array(out, f.block);
+  out.put(",\"block_seed\":");
+  out.put_uint(f.block_seed);
   out.put(",\"thread\":");
   if (f.has_thread) {
     put_json_array(out, f.thread);

@@ -23,6 +23,7 @@ struct FaultView {
   const char* file = "";  ///< the access's or operation's file, "" when unknown
   int line = 0;
   const char* explanation = "";
+  unsigned long long block_seed = 0;  ///< Fault::block_seed
 };
 
 /// The view of `f` (valid while `f` lives and is not changed).

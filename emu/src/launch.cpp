@@ -1,7 +1,8 @@
 // CPU backend: a launch. Its configuration is checked as CUDA checks it (a refused launch does
 // nothing and leaves the error for cudaGetLastError); then its blocks are spread over the worker
-// threads, each taking the next block from a shared counter, and the first fault is reported (to
-// stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block
+// threads, each taking the next block of the launch's start order (a seeded, scrambled permutation of
+// the blocks, <wb_emu/block_order.hpp>) from a shared counter, and the first fault in that order is
+// reported (to stderr, and sticky as on a GPU) with the kernel, its launch site and configuration, and the block
 // (its record, wb_emu::Fault, is what is kept, printed with describe(), and appended as JSON to the
 // file WB_EMU_FAULTS names); so is, in instrumented builds, a warning for threads that exited
 // before a barrier.
@@ -12,14 +13,17 @@
 #include "stack_guard.hpp"
 #include "worker.hpp"
 
+#include <wb_emu/block_order.hpp>
 #include <wb_emu/diagnostics.hpp>
 #include <wb_emu/launch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -61,7 +65,7 @@ std::string last_warning;
 std::set<std::tuple<std::string, int, std::string, int>> warned;
 
 // An instrumented launch whose blocks had threads exit before a barrier the rest reached: one
-// warning, for the lowest such block, printed the first time this launch site and barrier give it.
+// warning, for the first such block in start order, printed the first time this launch site and barrier give it.
 void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
   const std::string text =
       where(g.site->file, g.site->line) + ": warning: in " + g.site->kernel + ", launched here with grid " +
@@ -80,12 +84,36 @@ void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
   }
 }
 
-// The fault of the launch still running, the lowest faulting block's so far (`running_faulted`):
+// The fault of the launch still running, the first faulting block's in start order so far (`running_faulted`):
 // a watchdog that gives up on a launch that never ends (a block that faulted, and another, already
 // running, that never ends) still names the fault (running_launch_fault()).
 std::mutex running_fault_mutex;
 bool running_faulted = false;
 Fault running_fault;
+
+// The blocks of the launch still running, for a watchdog that gives up on it (running_launch_blocks()):
+// its start order, how far the workers have taken it, and per worker the block it runs (linear + 1; 0:
+// none). Set and cleared by launch() under running_mutex; the watchdog reads it under the same mutex.
+struct Running {
+  const Grid* g = nullptr;
+  const BlockOrder* order = nullptr;
+  const std::atomic<std::uint64_t>* next = nullptr;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> slots;
+  int slot_count = 0;
+  std::atomic<int> slots_taken{0};
+};
+std::mutex running_mutex;
+Running* running = nullptr;
+
+uint3 index_of(const Grid& g, std::uint64_t linear) {
+  const std::uint64_t gx = g.grid.x, gy = g.grid.y;
+  return uint3{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
+               static_cast<unsigned>(linear / (gx * gy))};
+}
+std::string block_name(const Grid& g, std::uint64_t linear) {
+  const uint3 b = index_of(g, linear);
+  return triple(b.x, b.y, b.z);
+}
 
 // The record of the fault of the block `w` has just run (the running block: blockIdx).
 Fault fault_record(const Grid& g, const Worker& w) {
@@ -112,6 +140,7 @@ Fault fault_record(const Grid& g, const Worker& w) {
   if (w.fault_at.file && std::strcmp(w.fault_at.file, "?") != 0) f.file = w.fault_at.file;
   f.line = w.fault_at.line;
   f.explanation = w.message;
+  f.block_seed = w.block_seed;
   return f;
 }
 
@@ -148,6 +177,70 @@ void append_profile(const char* kernel) {
 // The most recent launch's shared memory (last_launch_shared_memory()).
 std::atomic<std::size_t> last_static_shared{0}, last_dynamic_shared{0};
 }  // namespace
+
+std::string running_launch_blocks(std::string* headline) {
+  std::lock_guard<std::mutex> lock(running_mutex);
+  if (!running || !running->g) return std::string();
+  const Running& r = *running;
+  const Grid& g = *r.g;
+  const std::uint64_t blocks = r.order->size();
+  const std::uint64_t taken = std::min<std::uint64_t>(r.next->load(), blocks);
+  std::vector<std::uint64_t> now;  // the blocks still running
+  for (int i = 0; i < r.slot_count; ++i)
+    if (const std::uint64_t v = r.slots[i].load()) now.push_back(v - 1);
+  std::sort(now.begin(), now.end());
+  // The blocks not started yet: the lowest few, and which of the running blocks' predecessors.
+  std::vector<std::uint64_t> lowest;  // sorted, at most 4
+  std::vector<std::uint64_t> waiting_for;  // b - 1 for a running b, not started
+  const std::uint64_t scan_end = std::min<std::uint64_t>(blocks, taken + (std::uint64_t(1) << 26));
+  for (std::uint64_t p = taken; p < scan_end; ++p) {
+    const std::uint64_t b = (*r.order)(p);
+    if (std::binary_search(now.begin(), now.end(), b + 1)) waiting_for.push_back(b);
+    if (lowest.size() < 4 || b < lowest.back()) {
+      lowest.insert(std::upper_bound(lowest.begin(), lowest.end(), b), b);
+      if (lowest.size() > 4) lowest.pop_back();
+    }
+  }
+  std::sort(waiting_for.begin(), waiting_for.end());
+  const LaunchSite& site = *g.site;
+  std::string text = "  When it was stopped, the launch of " + std::string(site.kernel ? site.kernel : "?") + " at " +
+                     where(site.file, site.line) + " (grid " + triple(g.grid.x, g.grid.y, g.grid.z) + ", block " +
+                     triple(g.block.x, g.block.y, g.block.z) + ") had started " + std::to_string(taken) + " of " +
+                     std::to_string(blocks) + (blocks == 1 ? " block" : " blocks");
+  if (!now.empty()) {
+    text += "; still running: block";
+    for (std::size_t i = 0; i < now.size(); ++i) text += (i ? ", " : " ") + block_name(g, now[i]);
+  }
+  if (taken < blocks) {
+    text += "; not started yet: " + std::to_string(blocks - taken) + ", the lowest";
+    for (std::size_t i = 0; i < lowest.size(); ++i) text += (i ? ", " : " ") + block_name(g, lowest[i]);
+    if (scan_end < blocks) text += " of those looked at";
+  }
+  text += ".\n";
+  // The headline: the first running block with a lower one not started. The backend cannot see what
+  // a block spins on, so it is a question: a block that spins for another's flag, or a loop that never
+  // ends in any block (which also leaves lower blocks unstarted) both look like this.
+  std::string first;
+  for (const std::uint64_t b : now) {
+    const bool previous = std::binary_search(waiting_for.begin(), waiting_for.end(), b - 1) && b > 0;
+    if (!previous && (lowest.empty() || lowest.front() > b)) continue;
+    const std::string me = block_name(g, b), other = block_name(g, previous ? b - 1 : lowest.front());
+    text += "  Block " + me + " is still running, and block " + other +
+            ", below it, has not started: if block " + me + " waits for block " + other +
+            " (a flag or a value that block publishes), it waits for a block that cannot start before a running "
+            "block ends.\n";
+    if (first.empty())
+      first = "block " + me + " was still running while block " + other +
+              " had not started: does a block wait for another, or a loop never end?";
+  }
+  if (!first.empty())
+    text += "  A GPU starts blocks in no promised order and runs only as many at once as fit, so a block may wait "
+            "only for blocks known to have started: take a ticket with atomicAdd(&counter, 1) when the block starts, "
+            "use it (not blockIdx) as the block's place in the chain, and wait only for lower tickets.\n";
+  text += "  " + block_order_note() + ".";
+  if (headline) *headline = first;
+  return text;
+}
 
 std::string running_launch_fault() {
   Fault f;
@@ -206,37 +299,53 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   last_dynamic_shared = shared_bytes;
   const Grid g{grid, block, shared_bytes, body, ctx, &site};
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
+  const BlockOrder order(blocks, next_launch_order_seed());
+  const std::uint64_t shown_seed = order.scrambled() ? block_order_seed() : 0;  // what repeats the order
   std::atomic<bool> failed{false};
   LaunchRecords records;
   std::mutex note_mutex;
-  Worker::ExitNote note;  // the lowest block's, of every worker's
+  Worker::ExitNote note;  // the first block's in start order, of every worker's
   std::mutex fault_mutex;
-  std::uint64_t fault_block = 0;
+  std::uint64_t fault_position = 0;
   bool faulted = false;
-  Fault fault;  // the lowest faulting block's
+  Fault fault;  // the first faulting block's in start order
   cudaError_t fault_code = cudaErrorLaunchFailure;
-  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_block, &faulted, &fault, &fault_code,
-               blocks](std::atomic<std::uint64_t>* next) {
+  Running state;
+  state.g = &g;
+  state.order = &order;
+  state.slot_count = worker_count() + 1;
+  state.slots.reset(new std::atomic<std::uint64_t>[state.slot_count]);
+  for (int i = 0; i < state.slot_count; ++i) state.slots[i] = 0;
+  auto work = [&g, &failed, &records, &note_mutex, &note, &fault_mutex, &fault_position, &faulted, &fault, &fault_code,
+               &order, &state, shown_seed, blocks](std::atomic<std::uint64_t>* next) {
+    const int slot_index = state.slots_taken.fetch_add(1);
+    std::atomic<std::uint64_t>* slot = slot_index < state.slot_count ? &state.slots[slot_index] : nullptr;
     gridDim = g.grid;
     blockDim = g.block;
     for (Worker::Range& r : worker().alloc_cache) r = Worker::Range{};  // allocations may have changed
     worker().exit_note.set = false;
-    for (std::uint64_t b; !failed.load(std::memory_order_relaxed) &&
-                          (b = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+    for (std::uint64_t p; !failed.load(std::memory_order_relaxed) &&
+                          (p = next->fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+      const std::uint64_t b = order(p);
+      worker().block_position = p;
+      worker().block_seed = shown_seed;
+      if (slot) slot->store(b + 1);
       const bool ok = run_block(g, b);
+      if (slot) slot->store(0);
       for (std::size_t used = worker().shared_declared, seen = last_static_shared.load();
            used > seen && !last_static_shared.compare_exchange_weak(seen, used);) {
       }
       if (ok) continue;
-      // Stop taking blocks; blocks already taken run to their end. The lowest faulting block is
-      // reported, whichever worker got there first: every block below it was taken (and ran)
-      // before it, so the report does not depend on how the workers were scheduled.
+      // Stop taking blocks; blocks already taken run to their end. The first faulting block in start
+      // order is reported, whichever worker got there first: every block before it in that order
+      // was taken (and ran) before it, so for a given seed the report does not depend on how the
+      // workers were scheduled.
       failed.store(true);
       Fault mine = fault_record(g, worker());
       std::lock_guard<std::mutex> lock(fault_mutex);
-      if (!faulted || b < fault_block) {
+      if (!faulted || p < fault_position) {
         faulted = true;
-        fault_block = b;
+        fault_position = p;
         fault = std::move(mine);
         fault_code = worker().fault_code;
         std::lock_guard<std::mutex> running(running_fault_mutex);
@@ -249,19 +358,28 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     records.merge(w);
     if (w.exit_note.set) {
       std::lock_guard<std::mutex> lock(note_mutex);
-      if (!note.set || w.exit_note.block < note.block) note = w.exit_note;
+      if (!note.set || w.exit_note.position < note.position) note = w.exit_note;
     }
     w.g = nullptr;
     w.current = -1;
   };
   guard_kernel_stacks();  // a kernel thread that overflows its stack explains itself
   std::atomic<std::uint64_t> next{0};
+  state.next = &next;
+  {
+    std::lock_guard<std::mutex> lock(running_mutex);
+    if (!running) running = &state;
+  }
   if (blocks == 1 || worker_count() == 1) {
     work(&next);
   } else {
     static std::mutex launch_mutex;  // one grid at a time, as on a single stream
     std::lock_guard<std::mutex> lock(launch_mutex);
     run_on_all_workers([&] { work(&next); });
+  }
+  {
+    std::lock_guard<std::mutex> lock(running_mutex);
+    if (running == &state) running = nullptr;
   }
   if (faulted) {
     {
@@ -270,6 +388,11 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
       running_fault = Fault{};
     }
     std::fprintf(stderr, "%s\n", describe(fault).c_str());
+    // Which block faulted first depends on the start order: the first report of a process says how
+    // to repeat it.
+    static std::atomic<bool> order_told{false};
+    if (order.scrambled() && !order_told.exchange(true))
+      std::fprintf(stderr, "  (The %s; the fault reported is the first in that order.)\n", block_order_note().c_str());
     std::fflush(stderr);
     set_fault(fault, fault_code);
     const std::string line = fault_json(fault);

@@ -213,6 +213,7 @@ void note_exit_before_barrier(Worker& w, const char* file, int line) {
   Worker::ExitNote& e = w.exit_note;
   e.set = true;
   e.block = w.block_linear;
+  e.position = w.block_position;
   e.block_idx = blockIdx;
   e.file = file;
   e.line = line;

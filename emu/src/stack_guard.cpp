@@ -142,6 +142,7 @@ void report(const Worker& w, int sig) {
       "  The CPU backend cannot go on after this: the process ends with %s.",
       threadIdx.x, threadIdx.y, threadIdx.z, kFiberStackBytes / 1024, sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
   f.explanation = explanation;
+  f.block_seed = w.block_seed;
   BufferSink text(message, sizeof message);
   write_text(f, text);
   const std::size_t text_bytes = text.size();

@@ -76,6 +76,8 @@ struct Worker {
   // the block being run
   const Grid* g = nullptr;
   std::uint64_t block_linear = 0;
+  std::uint64_t block_position = 0;  // its place in the launch's start order (<wb_emu/block_order.hpp>)
+  std::uint64_t block_seed = 0;      // the process's block-order seed when that order is scrambled, else 0
   unsigned n = 0, next = 0, live = 0;
   int current = -1;
   std::vector<ThreadRec> th;
@@ -112,6 +114,7 @@ struct Worker {
   struct ExitNote {
     bool set = false;
     std::uint64_t block = 0;  // the block's linear number
+    std::uint64_t position = 0;  // its place in the launch's start order
     uint3 block_idx{0, 0, 0};
     const char* file = nullptr;  // the barrier
     int line = 0;

@@ -33,8 +33,10 @@ Watchdog::Watchdog(std::string what, std::chrono::seconds limit) : what_(std::mo
     wb_emu::Fault record;
     const bool faulted = wb_emu::running_launch_fault(&record);
     const std::string fault = faulted ? wb_emu::describe(record) : std::string();
+    std::string wait;  // a block still running while the one it may wait for had not started
+    const std::string blocks = wb_emu::running_launch_blocks(&wait);
 #else
-    const std::string fault;
+    const std::string fault, blocks, wait;
 #endif
     if (!fault.empty()) std::fprintf(stderr, "%s\n", fault.c_str());
     std::fprintf(stderr,
@@ -46,8 +48,10 @@ Watchdog::Watchdog(std::string what, std::chrono::seconds limit) : what_(std::mo
       std::fprintf(stderr,
                    "  Before that, a block of this launch had the kernel fault above: the CPU backend starts no "
                    "block after a fault but waits for the blocks already running, and one of them never ended.\n");
+    if (!blocks.empty()) std::fprintf(stderr, "%s\n", blocks.c_str());
     std::fprintf(stderr, "  The grader stops here (WB_WATCHDOG_SECONDS sets the limit).\n");
-    const std::string never = "the kernel never finished (" + what_ + ")";
+    std::string never = "the kernel never finished (" + what_ + ")";
+    if (!wait.empty()) never = shorten("the kernel never finished: " + wait + " (" + what_ + ")");
     if (fault.empty()) {
       finish_report("wrong\t" + never);
     } else {  // the fault leads (the more precise diagnosis), the case follows when there is room

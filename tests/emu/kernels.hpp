@@ -66,4 +66,12 @@ cudaError_t neighbours(const float* in, float* out, int threads, int shared_byte
 cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int blocks, int threads);
 cudaError_t late_first_fault(const float* in, float* out, int n, int blocks, int spin);
 cudaError_t write_one_past(float* out, int n);
+// block_order.cu
+// block b waits (at most patience_ns) for block b-1's prefix: counts the waits that gave up
+cudaError_t naive_chained_scan(const int* in, long long* prefix, int* flag, int blocks, int chunk,
+                               long long patience_ns, int* gave_up);
+// each block takes a ticket (order[ticket] = blockIdx.x) and waits only for lower tickets
+cudaError_t ticket_chained_scan(const int* in, long long* prefix, int* flag, int blocks, int chunk,
+                                unsigned* tickets, int* order);
+cudaError_t all_blocks_trap(int blocks, int* started);  // every block calls __trap()
 }  // namespace emu_test

@@ -5,7 +5,9 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cuda_runtime.h>
+#include <wb_emu/block_order.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -34,6 +36,28 @@ T* device_array(std::size_t n, T fill = T{}) {
   for (std::size_t i = 0; i < n; ++i) p[i] = fill;
   return p;
 }
+
+// What a launch printed, less the line that the process's first fault report of a launch in
+// scrambled block order adds ("  (The blocks ran in a scrambled order, seed S; ...)"), which is
+// not part of the fault's text (last_fault_message()).
+inline std::string without_order_note(std::string err) {
+  const std::string start = "  (The blocks ran in a scrambled order";
+  const std::size_t at = err.find(start);
+  if (at == std::string::npos) return err;
+  const std::size_t end = err.find('\n', at);
+  return err.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+}
+
+// Sets the process's block-order seed (<wb_emu/block_order.hpp>) for a scope and puts the one it
+// had back after; BlockSeed(0): blocks start in index order, for a test that needs a given block
+// of several faulting ones to be the one reported.
+struct BlockSeed {
+  explicit BlockSeed(std::uint64_t seed) : saved(wb_emu::block_order_seed()) { wb_emu::set_block_order_seed(seed); }
+  ~BlockSeed() { wb_emu::set_block_order_seed(saved); }
+  BlockSeed(const BlockSeed&) = delete;
+  BlockSeed& operator=(const BlockSeed&) = delete;
+  std::uint64_t saved;
+};
 
 // Runs f with stderr sent to a file; returns what was written.
 template <class F>

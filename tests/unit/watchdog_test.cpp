@@ -11,6 +11,8 @@
 
 namespace watchdog_fixture {
 void fault_then_spin(float* out, int n, int* state);
+void naive_chain(const int* in, long long* prefix, int* flag, int blocks);
+void ticket_chain(const int* in, long long* prefix, int* flag, unsigned* tickets, int blocks);
 }  // namespace watchdog_fixture
 
 TEST_CASE("a test that never ends is stopped by the watchdog", "[spins]") {
@@ -34,4 +36,32 @@ TEST_CASE("a launch that faults in one block while another never ends names the 
   wb::run_launch("fault_then_spin (n = 4)", [&] { watchdog_fixture::fault_then_spin(out.data(), 4, state.data()); },
                  std::chrono::seconds(2));
   FAIL("the launch ended: block 1 should spin forever");
+}
+
+// A chained scan whose block b waits for block b-1 (no ticket): in the CPU backend's scrambled block
+// order a running block waits for one not started, and the watchdog names both and the seed.
+TEST_CASE("a chained scan that waits for block b-1 hangs and is named", "[naive-chain]") {
+  const int blocks = 64;
+  wb::DeviceBuffer<int> in(std::vector<int>(blocks, 1));
+  wb::DeviceBuffer<long long> prefix(blocks);
+  wb::DeviceBuffer<int> flag(std::vector<int>(blocks, 0));
+  wb::run_launch("naive_chain (64 blocks)",
+                 [&] { watchdog_fixture::naive_chain(in.data(), prefix.data(), flag.data(), blocks); },
+                 std::chrono::seconds(2));
+  const std::vector<long long> got = prefix.download();
+  for (int b = 0; b < blocks; ++b) REQUIRE(got[b] == b + 1);
+}
+
+// The same scan with tickets ends, and is right, whatever the order.
+TEST_CASE("a chained scan that waits only for lower tickets ends", "[ticket-chain]") {
+  const int blocks = 64;
+  wb::DeviceBuffer<int> in(std::vector<int>(blocks, 1));
+  wb::DeviceBuffer<long long> prefix(blocks);
+  wb::DeviceBuffer<int> flag(std::vector<int>(blocks, 0));
+  wb::DeviceBuffer<unsigned> tickets(std::vector<unsigned>{0});
+  wb::run_launch("ticket_chain (64 blocks)",
+                 [&] { watchdog_fixture::ticket_chain(in.data(), prefix.data(), flag.data(), tickets.data(), blocks); },
+                 std::chrono::seconds(20));
+  const std::vector<long long> got = prefix.download();
+  for (int b = 0; b < blocks; ++b) REQUIRE(got[b] == b + 1);
 }

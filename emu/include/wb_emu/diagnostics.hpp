@@ -54,11 +54,21 @@ SharedMemoryStats last_launch_shared_stats();
 std::string last_launch_warning();
 
 /// The fault of a launch that has not ended yet ("" if none), as the launch prints it when it ends
-/// (wb_emu::last_fault_message()): its lowest faulting block so far. A faulting block stops the
+/// (wb_emu::last_fault_message()): its first faulting block in start order so far. A faulting block stops the
 /// launch from starting more blocks, but the launch ends only when the blocks already running
 /// end; when one of them never does, a watchdog (wb::Watchdog) that gives up on the launch names
 /// this fault as well. Any thread may call it while the launch runs; every build keeps it. (Its
 /// record: running_launch_fault(Fault*), <wb_emu/fault.hpp>.)
 std::string running_launch_fault();
+
+/// The blocks of a launch that has not ended yet ("" if none), for a watchdog that gives up on it:
+/// how many of its blocks had started (in its scrambled start order, <wb_emu/block_order.hpp>),
+/// which were still running and the lowest not started; for a running block whose predecessor
+/// (or some lower block) had not started, that it may be waiting for a block that cannot start,
+/// and how to write the wait the GPU way (a ticket taken with atomicAdd); last, the start order's
+/// seed and how to repeat it. Indented lines, without a final newline. `headline`, when not
+/// nullptr, gets one sentence naming the first such possible wait, as a question, since the
+/// backend cannot see what a block spins on ("" when no running block had a lower one unstarted). Any thread may call it while the launch runs.
+std::string running_launch_blocks(std::string* headline = nullptr);
 
 }  // namespace wb_emu

@@ -6,6 +6,7 @@
 /// emu/src/fault.cpp and emu/src/errors.cpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace wb_emu {
@@ -30,7 +31,7 @@ enum class FaultKind {
 /// "stack_overflow", "resources", "cooperative" or "other": the enumerator's own name.
 const char* fault_kind_name(FaultKind kind);
 
-/// One kernel fault: the lowest faulting block of a launch.
+/// One kernel fault: the first faulting block of a launch in its start order (<wb_emu/block_order.hpp>).
 struct Fault {
   FaultKind kind = FaultKind::other;
   std::string kernel;       ///< the kernel's name as written at the launch, e.g. "reduce<float, 4>"
@@ -46,6 +47,10 @@ struct Fault {
   /// What went wrong and what to change, as printed after the first line: one sentence on its
   /// first line (the summary a grader shows), then indented lines of detail.
   std::string explanation;
+  /// The process's block-order seed when the launch started its blocks in a scrambled order
+  /// (WB_EMU_BLOCK_SEED=<it> repeats the order, <wb_emu/block_order.hpp>); 0 when in index order
+  /// (WB_EMU_BLOCK_SEED=0, or a launch of one block). Not part of the text.
+  std::uint64_t block_seed = 0;
 };
 
 /// The fault's text, as the backend prints it to stderr and last_fault_message() returns it:
@@ -64,8 +69,8 @@ bool running_launch_fault(Fault* out);
 
 /// The fault as one line of JSON (no newline at its end), as WB_EMU_FAULTS=<file> appends it
 /// (docs/cpu-backend.md, "Fault records"): {"kind", "kernel", "launch": {"file", "line"}, "grid",
-/// "block_dim", "block", "thread" (or null), "at": {"file", "line"} (or null), "explanation",
-/// "text"}. Valid JSON for any name or path: quotes, backslashes and control characters are
+/// "block_dim", "block", "block_seed", "thread" (or null), "at": {"file", "line"} (or null),
+/// "explanation", "text"}. Valid JSON for any name or path: quotes, backslashes and control characters are
 /// escaped, and bytes that are not UTF-8 become U+FFFD.
 std::string fault_json(const Fault& fault);
 
