@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The exercises' table of solution vs library (exercises/README.md, between the exercise-table
 # markers), from one run on a GPU: every exercise's solution grader (correctness, then timing
-# against the library) run in turn; each prints one `table row:` line from its timing case
-# (wb::format_table_row, grader/include/wb/speed.hpp), and the rows replace the table on the page.
+# against the library) run in turn; each writes its row of the table (wb::format_table_row,
+# grader/include/wb/speed.hpp) to $WB_TABLE_ROW_FILE and its verdict to $WB_VERDICT_FILE, and the
+# rows replace the table on the page.
 #   cmake --build --preset gpu && bash bench/exercise_table.sh [build dir, default build/gpu]
 # The graders' logs go to $OUT (or <build dir>/exercise-table). A grader that prints no row
 # (skipped, wrong, or no timing case) gets a row that says so; the page is rewritten anyway.
@@ -19,12 +20,23 @@ rows="$out/rows.txt"
 device=""
 for exe in "${exes[@]}"; do
   name=$(basename "$exe" .cuda.solution)
-  "$exe" >"$out/$name.log" 2>&1
-  verdict=$(grep -m1 '^  verdict:' "$out/$name.log" | sed 's/^  verdict: //')
-  [[ -n $device ]] || device=$(sed -n 's/^==== .* on \(.*\) ====$/\1/p' "$out/$name.log" | head -1)
-  row=$(grep -m1 '^table row: ' "$out/$name.log" | sed 's/^table row: //')
-  if [[ -n $row ]]; then
-    echo "$row" >>"$rows"
+  # The grader's verdict and its table row, each a file of its own: its printed log is only kept.
+  rm -f "$out/$name.json" "$out/$name.row"
+  WB_VERDICT_FILE="$out/$name.json" WB_TABLE_ROW_FILE="$out/$name.row" "$exe" >"$out/$name.log" 2>&1
+  { read -r verdict_device; read -r verdict; } < <(python3 - "$out/$name.json" <<'PY'
+import json, sys
+try:
+    v = json.load(open(sys.argv[1]))
+    print(v.get("device", ""))
+    print(v["kind"] + (": " + v["detail"] if v.get("detail") else ""))
+except (OSError, ValueError, KeyError):
+    print("")
+    print("no verdict")
+PY
+)
+  [[ -n $device ]] || device=$verdict_device
+  if [[ -s $out/$name.row ]]; then
+    cat "$out/$name.row" >>"$rows"
   else
     echo "$name | - | - | - | no timing row: ${verdict:-no verdict} | - | - | -" >>"$rows"
   fi
