@@ -54,7 +54,7 @@ namespace detail {
 inline std::string joined(const std::vector<std::string>& names) {
   std::string s;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i) s += i + 1 == names.size() ? (names.size() > 2 ? ", and " : " and ") : ", ";
+    if (i) s += i + 1 == names.size() ? " and " : ", ";
     s += names[i];
   }
   return s;
