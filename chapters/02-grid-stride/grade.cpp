@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "grid_stride_add.cuh"
+#include "wb/alignment.hpp"
 #include "wb/grader.hpp"
 
 namespace {
@@ -39,11 +40,9 @@ std::string elements(std::int64_t k, const char* verb) {
   return std::to_string(k) + (k == 1 ? " element " : " elements ") + (k == 1 ? "was " : "were ") + verb;
 }
 
-// Elements before `first` are not the kernel's (see run_case's offset).
-void explain_counts(wb::Comparison& c, const Inputs& in, const std::vector<float>& y, std::int64_t grid_threads,
-                    std::size_t first) {
+void explain_counts(wb::Comparison& c, const Inputs& in, const std::vector<float>& y, std::int64_t grid_threads) {
   std::int64_t skipped = 0, repeated = 0, first_skipped = -1, first_repeated = -1, max_times = 0;
-  for (std::size_t i = first; i < y.size(); ++i) {
+  for (std::size_t i = 0; i < y.size(); ++i) {
     const double times = std::round((double(y[i]) - in.y0[i]) / in.x[i]);
     if (times == 0 && !skipped++) first_skipped = std::int64_t(i);
     if (times >= 2) {
@@ -51,7 +50,7 @@ void explain_counts(wb::Comparison& c, const Inputs& in, const std::vector<float
       max_times = std::max<std::int64_t>(max_times, std::int64_t(times));
     }
   }
-  const std::int64_t n = std::int64_t(y.size() - first);
+  const std::int64_t n = std::int64_t(y.size());
   std::string s;
   if (skipped == n) {
     s = "no element of y was added to: the kernel did not run or its loop never ran";
@@ -82,20 +81,20 @@ struct Given {
 };
 
 // y += x on fresh buffers with `run`, then the chapter's checks: x untouched, the configuration
-// honoured, then y. `offset` shifts both pointers by that many floats (to test pointers that are
-// not 16-byte aligned); the elements before stay untouched.
+// honoured, then y. With `m`, x and y start as many floats past a 16-byte boundary as it says
+// (their guard zones stay around them).
 template <class Run>
-wb::Comparison run_case(Run run, std::int64_t n, Given given, const std::string& context, int offset = 0) {
+wb::Comparison run_case(Run run, std::int64_t n, Given given, const std::string& context,
+                        const wb::Misalignment& m = {}) {
   const Inputs in(n);
-  wb::DeviceBuffer<float> x(in.x), y(in.y0);
+  wb::DeviceBuffer<float> x(in.x, m.guard("x")), y(in.y0, m.guard("y"));
   std::vector<wb::LaunchRecord> launches;
   {
     wb::LaunchLog log;
-    wb::run_launch("add_inplace (" + context + ")", [&] { run(x.data() + offset, y.data() + offset, n - offset); });
+    wb::run_launch("add_inplace (" + context + ")", [&] { run(x.data(), y.data(), n); });
     launches = log.launches();
   }
-  std::vector<float> expected = add_reference(in.x, in.y0);
-  for (int i = 0; i < offset; ++i) expected[i] = in.y0[i];
+  const std::vector<float> expected = add_reference(in.x, in.y0);
   wb::Comparison c = wb::inputs_unchanged<float>({{"x", in.x, x}}, "y", expected);
   if (c.ok() && given.threads > 0)
     c = wb::configuration_honoured(launches, "add_inplace_launch", given.blocks, given.threads);
@@ -104,7 +103,7 @@ wb::Comparison run_case(Run run, std::int64_t n, Given given, const std::string&
     opt.array = "y";
     c = wb::compare(expected, y, opt);
     if (!c.ok() && c.pattern != wb::Pattern::out_of_bounds)
-      explain_counts(c, in, y.download(), std::int64_t(given.blocks) * given.threads, offset);
+      explain_counts(c, in, y.download(), std::int64_t(given.blocks) * given.threads);
   }
   c.context = context;
   return c;
@@ -147,13 +146,11 @@ TEST_CASE("y += x with your own launch configuration", "[02][correctness]") {
                             "n = " + std::to_string(n) + ", your configuration"));
 }
 
-TEST_CASE("y += x on pointers that are not 16-byte aligned", "[02][correctness]") {
+TEST_CASE("y += x when x or y, or both, are not 16-byte aligned", "[02][correctness]") {
   WB_REQUIRE_DEVICE();
-  const int offset = GENERATE(1, 2, 3);
-  CAPTURE(offset);
-  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); },
-                            100'003, {}, "x and y start " + std::to_string(offset) + " floats into their buffers",
-                            offset));
+  const wb::Misalignment m = GENERATE(from_range(wb::misalignments({"x", "y"})));
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t k) { student::add_inplace(x, y, k); },
+                            100'003, {}, "n = 100003, your configuration, " + m.context, m));
 }
 
 TEST_CASE("y += x for a large array with your own configuration", "[02][correctness]") {

@@ -27,6 +27,7 @@
 #include "../common/against_library.hpp"
 #include "../common/inputs.hpp"
 #include "sgemm.cuh"
+#include "wb/alignment.hpp"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 
@@ -208,16 +209,14 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
   return c;
 }
 
-// Runs student::sgemm on the case once; A starts `offset` floats into its buffer.
-wb::Comparison run_case(const Case& t, int offset = 0) {
-  std::vector<float> a(offset, 1.0f);
-  a.insert(a.end(), t.A.begin(), t.A.end());
-  wb::DeviceBuffer<float> dA(a), dB(t.B), dC(std::size_t(t.M) * t.N);
+// Runs student::sgemm on the case once; with `m`, A, B and C start as many floats past a
+// 16-byte boundary as it says (their guard zones stay around them).
+wb::Comparison run_case(const Case& t, const wb::Misalignment& m = {}) {
+  wb::DeviceBuffer<float> dA(t.A, m.guard("A")), dB(t.B, m.guard("B")), dC(std::size_t(t.M) * t.N, m.guard("C"));
   dC.poison();
   const Reference ref = reference(t);
-  wb::run_launch("sgemm (" + t.context + ")",
-                 [&] { student::sgemm(dA.data() + offset, dB.data(), dC.data(), t.M, t.N, t.K); });
-  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"A", a, dA}, {"B", t.B, dB}}, "C"),
+  wb::run_launch("sgemm (" + t.context + ")", [&] { student::sgemm(dA.data(), dB.data(), dC.data(), t.M, t.N, t.K); });
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"A", t.A, dA}, {"B", t.B, dB}}, "C"),
                                 [&] { return judge(t, ref, dC); }, t.context);
 }
 
@@ -240,13 +239,12 @@ TEST_CASE("square shapes: A and B are row-major", "[x03][correctness]") {
   WB_REQUIRE_MATCH(run_case(int_case(n, n, n)));
 }
 
-TEST_CASE("A starts off a 16-byte boundary", "[x03][correctness]") {
+TEST_CASE("A, B and C each start off a 16-byte boundary, alone and together", "[x03][correctness]") {
   WB_REQUIRE_DEVICE();
-  const int offset = GENERATE(1, 2);
-  CAPTURE(offset);
+  const wb::Misalignment m = GENERATE(from_range(wb::misalignments({"A", "B", "C"})));
   Case t = int_case(40, 64, 64);
-  t.context += ", A starts " + std::to_string(4 * offset) + " bytes past a 16-byte boundary";
-  WB_REQUIRE_MATCH(run_case(t, offset));
+  t.context += ", " + m.context;
+  WB_REQUIRE_MATCH(run_case(t, m));
 }
 
 TEST_CASE("random floats: within the float32 error bound", "[x03][correctness]") {

@@ -25,6 +25,7 @@
 
 #include "../common/inputs.hpp"
 #include "softmax.cuh"
+#include "wb/alignment.hpp"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 
@@ -185,26 +186,16 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   return c;
 }
 
-// Runs student::softmax on `in` once; in and out start `offset` floats into their buffers.
+// Runs student::softmax on `in` once; with `m`, in and out start as many floats past a 16-byte
+// boundary as it says (their guard zones stay around them).
 wb::Comparison run_case(const std::vector<float>& in, int rows, int cols, const std::string& context,
-                        int offset = 0) {
+                        const wb::Misalignment& m = {}) {
   const Reference ref = reference(in, rows, cols);
-  std::vector<float> padded(offset, 1.0f);
-  padded.insert(padded.end(), in.begin(), in.end());
-  wb::DeviceBuffer<float> din(padded), dout(padded.size());
+  wb::DeviceBuffer<float> din(in, m.guard("in")), dout(in.size(), m.guard("out"));
   dout.poison();
-  wb::run_launch("softmax (" + context + ")",
-                 [&] { student::softmax(din.data() + offset, dout.data() + offset, rows, cols); });
-  wb::Comparison c = wb::inputs_unchanged<float>({{"in", padded, din}}, "out");
-  if (c.ok()) {
-    // out's first `offset` floats (before the array) must stay as they were: writes there are out of bounds.
-    const std::vector<float> all = dout.download();
-    std::vector<wb::GuardHit> hits = dout.guard_hits();
-    for (auto& h : hits) h.index -= offset;  // counted from out's element 0
-    for (int i = offset - 1; i >= 0; --i)
-      if (!wb::never_written(all[i])) hits.insert(hits.begin(), wb::GuardHit{std::int64_t(i - offset)});
-    c = judge(in, rows, cols, ref, std::vector<float>(all.begin() + offset, all.end()), hits);
-  }
+  wb::run_launch("softmax (" + context + ")", [&] { student::softmax(din.data(), dout.data(), rows, cols); });
+  wb::Comparison c = wb::inputs_unchanged<float>({{"in", in, din}}, "out");
+  if (c.ok()) c = judge(in, rows, cols, ref, dout.download(), dout.guard_hits());
   c.context = context;
   return c;
 }
@@ -253,12 +244,12 @@ TEST_CASE("the largest element last, first, or far above the rest", "[x04][corre
   WB_REQUIRE_MATCH(run_case(in, rows, cols, shape_of(rows, cols, "increasing, decreasing, equal, one dominant")));
 }
 
-TEST_CASE("pointers off a 16-byte boundary", "[x04][correctness]") {
+TEST_CASE("in and out off a 16-byte boundary, each alone and both together", "[x04][correctness]") {
   WB_REQUIRE_DEVICE();
   const int cols = GENERATE(64, 2048);
+  const wb::Misalignment m = GENERATE(from_range(wb::misalignments({"in", "out"})));
   CAPTURE(cols);
-  WB_REQUIRE_MATCH(run_case(random_rows(5, cols, -4.0f, 4.0f, 77), 5, cols,
-                            shape_of(5, cols, "in and out 4 bytes past a 16-byte boundary"), 1));
+  WB_REQUIRE_MATCH(run_case(random_rows(5, cols, -4.0f, 4.0f, 77), 5, cols, shape_of(5, cols, m.context), m));
 }
 
 TEST_CASE("no rows at all, and more rows than the grid has warps", "[x04][correctness]") {

@@ -25,6 +25,7 @@
 
 #include "../common/inputs.hpp"
 #include "warp_reduce.cuh"
+#include "wb/alignment.hpp"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 
@@ -235,10 +236,14 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   return c;
 }
 
-// Runs student::row_max_sum on `in` once and checks everything it wrote.
-wb::Comparison run_case(const std::vector<float>& in, int rows, int cols, const std::string& context) {
+// Runs student::row_max_sum on `in` once and checks everything it wrote; with `m`, in, row_max,
+// row_sum and out start as many floats past a 16-byte boundary as it says (their guard zones stay
+// around them).
+wb::Comparison run_case(const std::vector<float>& in, int rows, int cols, const std::string& context,
+                        const wb::Misalignment& m = {}) {
   const Reference ref = reference(in, rows, cols);
-  wb::DeviceBuffer<float> din(in), dmax(rows), dsum(rows), dout(in.size());
+  wb::DeviceBuffer<float> din(in, m.guard("in")), dmax(rows, m.guard("row_max")), dsum(rows, m.guard("row_sum")),
+      dout(in.size(), m.guard("out"));
   dmax.poison();
   dsum.poison();
   dout.poison();
@@ -276,6 +281,14 @@ TEST_CASE("random floats: row_sum within the float32 error bound", "[x07][correc
   CAPTURE(rows, cols);
   const std::vector<float> in = wb::random_floats(std::size_t(rows) * cols, -1.0f, 3.0f, std::uint64_t(cols));
   WB_REQUIRE_MATCH(run_case(in, rows, cols, exercise::shape(rows, cols) + ", random floats in [-1, 3)"));
+}
+
+TEST_CASE("in, row_max, row_sum and out off a 16-byte boundary, each alone and all together", "[x07][correctness]") {
+  WB_REQUIRE_DEVICE();
+  const int cols = GENERATE(64, 2048);
+  const wb::Misalignment m = GENERATE(from_range(wb::misalignments({"in", "row_max", "row_sum", "out"})));
+  CAPTURE(cols);
+  WB_REQUIRE_MATCH(run_case(int_matrix(5, cols, 77), 5, cols, ints_of(5, cols) + ", " + m.context, m));
 }
 
 TEST_CASE("no rows at all, and more rows than the grid has warps", "[x07][correctness]") {

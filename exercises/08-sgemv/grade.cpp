@@ -22,6 +22,7 @@
 
 #include "../common/inputs.hpp"
 #include "sgemv.cuh"
+#include "wb/alignment.hpp"
 #include "wb/grader.hpp"
 #include "wb/library_anchors.hpp"
 
@@ -170,15 +171,14 @@ wb::Comparison judge(const Case& k, const Reference& ref, const wb::DeviceBuffer
   return c;
 }
 
-// Runs student::sgemv on the case once; A starts `offset` floats into its buffer.
-wb::Comparison run_case(const Case& k, int offset = 0) {
-  std::vector<float> a(offset, 1.0f);
-  a.insert(a.end(), k.A.begin(), k.A.end());
-  wb::DeviceBuffer<float> dA(a), dx(k.x), dy(std::vector<float>(std::size_t(k.rows), kSentinel));
+// Runs student::sgemv on the case once; with `m`, A, x and y start as many floats past a
+// 16-byte boundary as it says (their guard zones stay around them).
+wb::Comparison run_case(const Case& k, const wb::Misalignment& m = {}) {
+  wb::DeviceBuffer<float> dA(k.A, m.guard("A")), dx(k.x, m.guard("x")),
+      dy(std::vector<float>(std::size_t(k.rows), kSentinel), m.guard("y"));
   const Reference ref = reference(k);
-  wb::run_launch("sgemv (" + k.context + ")",
-                 [&] { student::sgemv(dA.data() + offset, dx.data(), dy.data(), k.rows, k.cols); });
-  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"A", a, dA}, {"x", k.x, dx}}, "y"),
+  wb::run_launch("sgemv (" + k.context + ")", [&] { student::sgemv(dA.data(), dx.data(), dy.data(), k.rows, k.cols); });
+  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"A", k.A, dA}, {"x", k.x, dx}}, "y"),
                                 [&] { return judge(k, ref, dy); }, k.context);
 }
 
@@ -198,13 +198,12 @@ TEST_CASE("a square matrix: A is row-major", "[x08][correctness]") {
   WB_REQUIRE_MATCH(run_case(int_case(96, 96)));
 }
 
-TEST_CASE("A starts off a 16-byte boundary", "[x08][correctness]") {
+TEST_CASE("A, x and y off a 16-byte boundary, each alone and all together", "[x08][correctness]") {
   WB_REQUIRE_DEVICE();
-  const int offset = GENERATE(1, 2, 3);
-  CAPTURE(offset);
+  const wb::Misalignment m = GENERATE(from_range(wb::misalignments({"A", "x", "y"})));
   Case k = int_case(40, 256);
-  k.context += ", A starts " + std::to_string(4 * offset) + " bytes past a 16-byte boundary";
-  WB_REQUIRE_MATCH(run_case(k, offset));
+  k.context += ", " + m.context;
+  WB_REQUIRE_MATCH(run_case(k, m));
 }
 
 TEST_CASE("random floats: within the float32 error bound", "[x08][correctness]") {
