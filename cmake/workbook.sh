@@ -67,7 +67,7 @@ if [ -z "$wb" ]; then
     cmake -S "$root/cli" -B "$cli" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$cli/configure.log" 2>&1 ||
       { cat "$cli/configure.log" >&2; exit 1; }
   fi
-  cmake --build "$cli" -j "$jobs" >"$cli/build.log" 2>&1 ||
+  ninja -C "$cli" -j "$jobs" wb >"$cli/build.log" 2>&1 ||
     { cat "$cli/build.log" >&2; echo "the command (cli/) did not build: see above" >&2; exit 1; }
   wb="$cli/wb"
 fi
