@@ -22,12 +22,27 @@ for step in "${steps[@]}"; do
       grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log"
       sed -n '/The following tests FAILED/,$p' "$out/ctest.log" | head -30 ;;
     timing)
+      # Each grader's verdict and table row from the files it writes (its log is kept, not read).
       for exe in build/gpu/*.cuda.solution; do
         name=$(basename "$exe" .cuda.solution)
-        "$exe" >"$out/$name.solution.log" 2>&1
-        sed -n '/(NVIDIA/,/^  (speed/p' "$out/$name.solution.log"
-        grep -E '^  (verdict|speed):' "$out/$name.solution.log"
-        "build/gpu/$name.cuda.stub" 2>&1 | grep -E '^  verdict:'
+        WB_VERDICT_FILE="$out/$name.solution.json" WB_TABLE_ROW_FILE="$out/$name.row" "$exe" >"$out/$name.solution.log" 2>&1
+        WB_VERDICT_FILE="$out/$name.stub.json" "build/gpu/$name.cuda.stub" >"$out/$name.stub.log" 2>&1
+        python3 - "$name" "$out/$name.solution.json" "$out/$name.stub.json" "$out/$name.row" <<'PY'
+import json, sys
+name, solution, stub, row = sys.argv[1:]
+def verdict(path):
+    try:
+        v = json.load(open(path))
+        return v["kind"] + (": " + v["detail"] if v.get("detail") else ""), v.get("speed", "")
+    except (OSError, ValueError, KeyError):
+        return "no verdict", ""
+kind, speed = verdict(solution)
+print(f"{name}: solution {kind}" + (f"; {speed}" if speed else "") + f"; stub {verdict(stub)[0]}")
+try:
+    print("  table row: " + open(row).read().strip())
+except OSError:
+    pass
+PY
       done
       python3 bench/torch_anchors.py 2>&1 | tee "$out/torch_anchors.log" ;;
   esac
