@@ -200,9 +200,7 @@ int check(Context& c, const std::string& name) {
     Command cmd{{"compute-sanitizer", "--tool", tool, "--error-exitcode", "86", "--print-limit", "20", exe, spec},
                 {{"WB_SANITIZER_CHILD", "1"}}, {"WB_VERDICT_FILE"}};
     if (print_only) {
-      std::string joined;
-      for (const auto& a : cmd.argv) joined += (joined.empty() ? "" : " ") + a;
-      out << "   " << joined << "\n";
+      out << "   " << words(cmd.argv) << "\n";
       continue;
     }
     *c.err << "== " << e.id << ": compute-sanitizer --tool " << tool << " on " << unescaped(spec) << std::endl;

@@ -215,9 +215,7 @@ int profile(Context& c, const std::string& name) {
                  "--launch-count", "4", "--metrics", ncu_metrics, "--csv", "--page", "raw", "--log-file", csv, exe, spec},
                 {{"WB_SANITIZER_CHILD", "1"}}, {"WB_VERDICT_FILE"}};
     if (print_only) {
-      std::string joined;
-      for (const auto& a : cmd.argv) joined += (joined.empty() ? "" : " ") + a;
-      out << "   " << joined << "\n";
+      out << "   " << words(cmd.argv) << "\n";
       continue;
     }
     out << "== " << e.id << ": Nsight Compute on " << who << " (" << spec

@@ -78,6 +78,12 @@ std::string catch_escape(const std::string& name) {
   return s;
 }
 
+std::string words(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
 std::string unescaped(std::string spec) {
   spec.erase(std::remove(spec.begin(), spec.end(), '\\'), spec.end());
   return spec;

@@ -127,6 +127,8 @@ bool newer(const std::string& a, const std::string& b);
 std::string relative(const Context& c, const std::string& path);
 /// A test case's name as a Catch2 test spec (',', '[', ']' and '\' escaped).
 std::string catch_escape(const std::string& name);
+/// A command's words, joined by spaces (WB_PRINT_COMMAND).
+std::string words(const std::vector<std::string>& argv);
 /// A test spec as the learner reads it: without Catch2's escapes.
 std::string unescaped(std::string spec);
 
