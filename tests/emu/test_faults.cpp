@@ -327,8 +327,13 @@ TEST_CASE("a stack overflow is a record too: the dying process appends it to WB_
   // The overflow ends the process: the hidden case runs in a child (as the stack-overflow tests of
   // tests/emu/CMakeLists.txt do), and this one reads what it left.
   const std::string path = temp_path();
-  const std::string cmd = "WB_EMU_FAULTS='" + path + "' WB_EMU_THREADS=3 /proc/" + std::to_string(getpid()) +
-                          "/exe '[.stack-overflow-array]' >/dev/null 2>&1";
+  // This very executable, through the emulator that runs it where there is one (qemu-user for the
+  // arm64 build, whose /proc/self/exe names the guest program).
+  char self[4096] = {};
+  REQUIRE(readlink("/proc/self/exe", self, sizeof self - 1) > 0);
+  const std::string emulator = WB_TEST_EMULATOR;
+  const std::string cmd = "WB_EMU_FAULTS='" + path + "' WB_EMU_THREADS=3 " + (emulator.empty() ? "" : emulator + " ") +
+                          "'" + self + "' '[.stack-overflow-array]' >/dev/null 2>&1";
   CHECK(std::system(cmd.c_str()) != 0);  // it died
   const std::vector<nlohmann::json> lines = read_lines(path);
   std::remove(path.c_str());
