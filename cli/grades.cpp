@@ -1,22 +1,13 @@
 // The grades document: the catalog's entries, each with its last verdict.
 #include "grades.hpp"
 
+#include "wb.hpp"  // slurp
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 namespace wb::cli {
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 nlohmann::ordered_json read_catalog(const std::string& path) {
   nlohmann::ordered_json catalog;

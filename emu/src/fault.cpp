@@ -51,6 +51,26 @@ FaultView view_of(const Fault& f) {
   return v;
 }
 
+Fault fault_of(const FaultView& v) {
+  Fault f;
+  f.kind = v.kind;
+  f.kernel = v.kernel;
+  f.launch_file = v.launch_file;
+  f.launch_line = v.launch_line;
+  for (int i = 0; i < 3; ++i) {
+    f.grid[i] = v.grid[i];
+    f.block_dim[i] = v.block_dim[i];
+    f.block[i] = v.block[i];
+    f.thread[i] = v.thread[i];
+  }
+  f.has_thread = v.has_thread;
+  f.file = v.file;
+  f.line = v.line;
+  f.explanation = v.explanation;
+  f.block_seed = v.block_seed;
+  return f;
+}
+
 void Sink::put(const char* s) { put(s, std::strlen(s)); }
 
 void Sink::put_uint(unsigned long long v) {

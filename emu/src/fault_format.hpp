@@ -28,6 +28,8 @@ struct FaultView {
 
 /// The view of `f` (valid while `f` lives and is not changed).
 FaultView view_of(const Fault& f);
+/// The record a view shows (the stack-overflow record, read back once the handler has filled it).
+Fault fault_of(const FaultView& v);
 
 /// Where the writers put their bytes.
 class Sink {

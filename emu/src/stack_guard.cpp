@@ -269,24 +269,7 @@ void guard_kernel_stacks() {
 namespace wb_emu::internal {
 bool stack_overflow_fault(Fault* out) {
   if (!printed) return false;
-  if (out) {
-    const FaultView& v = overflow;
-    Fault& f = *out;
-    f.kind = v.kind;
-    f.kernel = v.kernel;
-    f.launch_file = v.launch_file;
-    f.launch_line = v.launch_line;
-    for (int i = 0; i < 3; ++i) {
-      f.grid[i] = v.grid[i];
-      f.block_dim[i] = v.block_dim[i];
-      f.block[i] = v.block[i];
-      f.thread[i] = v.thread[i];
-    }
-    f.has_thread = v.has_thread;
-    f.file = v.file;
-    f.line = v.line;
-    f.explanation = v.explanation;
-  }
+  if (out) *out = fault_of(overflow);  // block_seed included
   return true;
 }
 }  // namespace wb_emu::internal
