@@ -7,7 +7,8 @@
 #                               CUDA backend alone);
 #                               and for chapter 05 (optional) torch and pytest in the project's
 #                               virtual environment, .venv
-#   bash cmake/setup.sh test    grade's, and GNU patch (the test suite's planted bugs are patches)
+#   bash cmake/setup.sh test    grade's, and GNU patch (the test suite's planted bugs are patches);
+#                               Doxygen and Graphviz where they can be installed (the docs tests)
 #   bash cmake/setup.sh docs    grade's build tools (not torch), Doxygen and Graphviz
 #   bash cmake/setup.sh cli     the learner's command alone (cli/: a C++17 compiler, CMake, Ninja,
 #                               CLI11, nlohmann_json, libuv): status, hint and reset need no more
@@ -245,6 +246,15 @@ if ((${#need[@]})); then
   need=()
   while IFS= read -r p; do need+=("$p"); done < <(missing)
   if ((${#need[@]})); then explain "${need[@]}"; exit 1; fi
+fi
+# Optional for the test suite: Doxygen and Graphviz render the docs for its docs tests, which are
+# reported skipped without them.
+if [[ $what == test ]] && ! { command -v doxygen && command -v dot; } >/dev/null; then
+  if can_apt; then
+    apt_install doxygen graphviz || echo "setup: could not install doxygen and graphviz: the docs tests will be reported skipped" >&2
+  elif ((!check_only)); then
+    echo "setup: optional, for the docs tests (reported skipped until then): $(apt_command doxygen graphviz)" >&2
+  fi
 fi
 found=()
 ((need_torch)) && torch_step

@@ -44,6 +44,7 @@ WB_EMU_NOT_INSTRUMENTED T atomic_update(T* address, F f) {
     ::wb_emu::detail::note_atomic(a, sizeof(T));                                                              \
     return op(a, v, __ATOMIC_SEQ_CST);                                                                        \
   }
+/// Every integer atomic read-modify-write of CUDA for the type `T` (WB_EMU_ATOMIC_RMW each).
 #define WB_EMU_INT_ATOMICS(T)                                                                                  \
   WB_EMU_ATOMIC_RMW(T, atomicAdd, __atomic_fetch_add)                                                         \
   WB_EMU_ATOMIC_RMW(T, atomicSub, __atomic_fetch_sub)                                                         \

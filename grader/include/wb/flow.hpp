@@ -35,8 +35,8 @@ void run_launch(const std::string& what, const std::function<void()>& launch);
 void run_launch(const std::string& what, const std::function<void()>& launch, std::chrono::seconds limit);
 
 /// Explains `code`, returned by a launch or a call of `what`, records it and fails the test
-/// case. The summary gets one short sentence: on the CPU backend a kernel fault's own sentence
-/// ("kernel fault in K: shared-memory race on `partial` ..."), elsewhere the error's name and
+/// case. The summary gets one short sentence: on the CPU backend the sentence of the kernel fault
+/// ("kernel fault in K: shared-memory race on partial ..."), elsewhere the error's name and
 /// the usual cause (wb::cuda_error_hint). A sticky error (CudaError::sticky) resets the CPU
 /// backend's device, so later cases run clean; on a GPU it marks the context lost
 /// (context_lost()), and every later case reports itself not run.

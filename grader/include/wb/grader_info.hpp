@@ -6,6 +6,7 @@
 
 namespace wb {
 
+/// The chapter or exercise an executable grades, and on which backend.
 struct GraderInfo {
   const char* id;           ///< "01-naive-add", "x01-histogram"
   const char* title;        ///< "naive add"

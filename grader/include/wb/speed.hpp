@@ -19,12 +19,13 @@ namespace wb {
 
 /// What one run of a timed kernel must do at the least, and which peak its speed is a share of.
 struct Work {
+  /// Which limit the kernel runs into.
   enum class Bound {
     memory,  ///< bandwidth-bound: GB/s of `bytes`, % of the peak bandwidth
     fp32,    ///< compute-bound in FP32: FLOP/s of `flops`, % of the FP32 peak
     tensor,  ///< compute-bound on tensor cores: FLOP/s of `flops`, % of the tensor-core peak
   };
-  Bound bound = Bound::memory;
+  Bound bound = Bound::memory;  ///< what the speed is measured in and a share of
   double bytes = 0;  ///< bytes one run must move (each input read and each output written once)
   double flops = 0;  ///< floating-point operations one run must do (compute-bound forms)
 };
@@ -128,9 +129,11 @@ struct Anchor {
 /// \endcode
 /// Rows are timed and shown in the order given, yours and the solution first.
 struct SpeedCase {
+  /// A case titled `title` (the table's heading) whose runs must do `work`.
   SpeedCase(std::string title, Work work);
   /// The learner's row ("your ...") and the solution's: the ratio is the solution's time / yours.
   SpeedCase& yours(std::string name, std::function<void()> run);
+  /// The solution's row, which every other row is a ratio to.
   SpeedCase& solution(std::string name, std::function<void()> run);
   /// A further row shown in the table only (another launch of the solution, a device copy);
   /// `bytes` when it moves other than the work's bytes.
@@ -147,11 +150,13 @@ struct SpeedCase {
   SpeedCase& table_row(std::string id, std::string size = "");
 
   std::string title;  ///< the table's heading
-  Work work;
+  Work work;  ///< what one run must do, and which peak it is a share of
   SpeedBar speed_bar;             ///< rows' names and the bar (yours, solution, anchor set by the setters)
   std::vector<Timed> contenders;  ///< every row, in order (yours and solution first)
-  Anchor library, torch_compile;  ///< as given (name "" for none)
-  std::string row_id, row_size;   ///< the `table row:` line's exercise and size (id "" for none)
+  Anchor library;        ///< the library anchor, as given (name "" for none)
+  Anchor torch_compile;  ///< the torch.compile anchor, as given (name "" for none)
+  std::string row_id;    ///< the `table row:` line's exercise ("" for none)
+  std::string row_size;  ///< the `table row:` line's size ("" for the bar's)
 };
 
 /// Runs a SpeedCase: times its rows (wb::time_interleaved), prints the table with ratios to the

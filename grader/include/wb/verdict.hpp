@@ -46,7 +46,7 @@ struct Crash {
 /// names, so that the grade command can say where a grader died without a verdict (a signal
 /// Catch2 could not catch, such as SIGKILL).
 struct Progress {
-  std::string test_case;
+  std::string test_case;  ///< the Catch2 test case running, e.g. "sizes"
   std::string section;  ///< "" outside a section
 };
 /// Writes `p` to `path` as a small JSON document (replacing what was there).
@@ -57,6 +57,8 @@ std::optional<Progress> read_progress_file(const std::string& path);
 /// The version of the JSON document below; raised when a field changes meaning or goes away.
 inline constexpr int verdict_schema_version = 1;
 
+/// What one grade concluded, and why: the document a grader writes to `$WB_VERDICT_FILE`
+/// (docs/verdict-schema.md) and the grade command reads.
 struct Verdict {
   // ---- which grader, where ----
   std::string id;            ///< "01-naive-add", "x01-histogram"
@@ -65,7 +67,7 @@ struct Verdict {
   std::string backend;       ///< "cpu" or "cuda"
   std::string device;        ///< "the CPU backend", the GPU's name, or "" where none was asked
   // ---- what it concluded ----
-  VerdictKind kind = VerdictKind::wrong;
+  VerdictKind kind = VerdictKind::wrong;  ///< correct, wrong, too slow, crashed, ... (docs/grading.md)
   std::string detail;        ///< the one line shown after the kind (at most summary_detail_max characters)
   std::string cause;         ///< the whole diagnosis that leads (one line, never cut); "" when correct
   std::string cause_report;  ///< the whole report behind the cause, where there is one (the CPU backend's
