@@ -1,6 +1,6 @@
 """Doxygen's input filter for the Markdown pages (docs/Doxyfile.in: FILTER_PATTERNS).
 
-    python3 docs/md_filter.py <repository root> <page.md>   (the filtered page on stdout)
+    python3 docs/md_filter.py <repository root> [<sequence file>] <page.md>   (the page on stdout)
 
 The pages are written for GitHub's renderer; this makes Doxygen render them the same way:
 - A <details> block,
@@ -20,6 +20,10 @@ The pages are written for GitHub's renderer; this makes Doxygen render them the 
   by an apostrophe as an old-style quote (`x' is "x" in quotes), so a span with an apostrophe in
   it is written with two backticks, which Doxygen takes whole; and it drops a span that runs over
   more than two lines, so a span's lines are joined.
+- A link from a page to a page in a folder below its own (the exercises' index to each exercise)
+  becomes a \\subpage, so that Doxygen's tree nests them under it.
+- A page named in the sequence file (the chapters, then the exercises, one path a line, in
+  order) ends with links to the previous and the next one.
 One line in, one line out (a paragraph whose span was joined is followed by the blank lines it
 lost): Doxygen's warnings keep their line numbers.
 """
@@ -117,10 +121,50 @@ def spans_joined(lines):
     return result
 
 
+def title(path):
+    """A page's title: its first heading's text."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = HEADING.match(line)
+            if m:
+                return m.group(2)
+    return os.path.basename(os.path.dirname(path))
+
+
+def neighbours(root, sequence, path):
+    """The lines that end a page of the sequence: links to the one before it and the one after."""
+    with open(sequence, encoding="utf-8") as f:
+        pages = [os.path.join(root, l.strip()) for l in f if l.strip()]
+    me = os.path.abspath(path)
+    if me not in pages:
+        return []
+    i = pages.index(me)
+    links = []
+    if i > 0:
+        links.append(f'Previous: \\ref {page_name(root, pages[i - 1])} "{title(pages[i - 1])}"')
+    if i + 1 < len(pages):
+        links.append(f'Next: \\ref {page_name(root, pages[i + 1])} "{title(pages[i + 1])}"')
+    return ["", "<hr>", "", " &middot; ".join(links)] if links else []
+
+
+SUBPAGE_LINK = re.compile(r"\[([^\]]+)\]\(([^()\s#:]+\.md)\)")
+
+
 def main():
-    root, path = os.path.abspath(sys.argv[1]), sys.argv[2]
+    root = os.path.abspath(sys.argv[1])
+    sequence, path = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else (None, sys.argv[2])
     page = page_name(root, path)
     here = os.path.dirname(os.path.abspath(path))
+    children = set()
+
+    def subpage(m):
+        target = os.path.normpath(os.path.join(here, m.group(2)))
+        name = page_name(root, target)
+        if os.path.dirname(target) == here or not target.startswith(here + os.sep) or name in children:
+            return m.group(0)
+        children.add(name)
+        return f'\\subpage {name} "{m.group(1)}"'
+
     with open(path, encoding="utf-8") as f:
         lines = spans_joined(f.read().split("\n"))
 
@@ -156,7 +200,9 @@ def main():
             target = page if not m.group(1) else page_name(root, os.path.join(here, m.group(1)))
             return "](" + target + ".html#" + label(target, m.group(2)) + ")"
 
-        out.append(LINK.sub(relink, line))
+        out.append(SUBPAGE_LINK.sub(subpage, LINK.sub(relink, line)))
+    if sequence:
+        out += neighbours(root, sequence, path)
     sys.stdout.write("\n".join(out))
 
 

@@ -1,6 +1,7 @@
 // Chapter 01: naive add. This is your file: fill in the two TODOs, then grade it with
 //   bash cmake/workbook.sh grade 01
 // The lesson is chapters/01-naive-add/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "naive_add.cuh"
 
 namespace student {

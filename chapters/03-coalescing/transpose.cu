@@ -1,6 +1,7 @@
 // Chapter 03: memory coalescing. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade 03
 // The lesson is chapters/03-coalescing/README.md. Passing needs more than the right answer:
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 // every warp's loads AND stores must be coalesced.
 #include "transpose.cuh"
 

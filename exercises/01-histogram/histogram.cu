@@ -1,6 +1,7 @@
 // Exercise 01: histogram. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade x01
 // The task is exercises/01-histogram/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "histogram.cuh"
 
 namespace student {

@@ -2,6 +2,7 @@
 // in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade x03
 // The task is exercises/03-sgemm/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "sgemm.cuh"
 
 namespace student {

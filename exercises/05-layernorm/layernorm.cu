@@ -1,6 +1,7 @@
 // Exercise 05: layer normalisation, forward. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade x05
 // The task is exercises/05-layernorm/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "layernorm.cuh"
 
 namespace student {

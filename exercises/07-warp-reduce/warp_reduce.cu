@@ -2,6 +2,7 @@
 // grade it with
 //   bash cmake/workbook.sh grade x07
 // The task is exercises/07-warp-reduce/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "warp_reduce.cuh"
 
 #include <cmath>

@@ -1,6 +1,7 @@
 // Exercise 08: y = A x, coalesced. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade x08
 // The task is exercises/08-sgemv/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "sgemv.cuh"
 
 namespace student {

@@ -2,6 +2,7 @@
 // grade it with
 //   bash cmake/workbook.sh grade x10
 // The task is exercises/10-topk/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "topk.cuh"
 
 #include <climits>

@@ -2,6 +2,7 @@
 // it with
 //   bash cmake/workbook.sh grade x11
 // The task is exercises/11-attention/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "attention.cuh"
 
 #include <cmath>

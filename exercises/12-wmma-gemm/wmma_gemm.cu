@@ -2,6 +2,7 @@
 // grade it (on a GPU: the CPU backend has no tensor cores) with
 //   bash cmake/workbook.sh grade x12
 // The task is exercises/12-wmma-gemm/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "wmma_gemm.cuh"
 
 #include <mma.h>

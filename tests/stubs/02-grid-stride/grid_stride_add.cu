@@ -1,6 +1,7 @@
 // Chapter 02: grid-stride loop. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade 02
 // The lesson is chapters/02-grid-stride/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "grid_stride_add.cuh"
 
 namespace student {

@@ -1,6 +1,7 @@
 // Chapter 04: shared-memory reduction. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade 04
 // The lesson is chapters/04-reduction/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "reduce.cuh"
 
 namespace student {

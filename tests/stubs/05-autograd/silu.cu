@@ -1,6 +1,7 @@
 // Chapter 05: an autograd wrapper. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade 05
 // The lesson is chapters/05-autograd/README.md. SiLU: y = x * sigmoid(x), sigmoid(x) = 1 / (1 + e^-x).
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "silu.cuh"
 
 #include <c10/cuda/CUDAException.h>  // C10_CUDA_KERNEL_LAUNCH_CHECK

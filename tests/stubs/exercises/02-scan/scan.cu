@@ -1,6 +1,7 @@
 // Exercise 02: inclusive scan. This is your file: fill in the TODOs, then grade it with
 //   bash cmake/workbook.sh grade x02
 // The task is exercises/02-scan/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "scan.cuh"
 
 namespace student {

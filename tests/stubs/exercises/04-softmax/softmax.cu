@@ -2,6 +2,7 @@
 // it with
 //   bash cmake/workbook.sh grade x04
 // The task is exercises/04-softmax/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "softmax.cuh"
 
 #include <cmath>

@@ -2,6 +2,7 @@
 // TODOs, then grade it with
 //   bash cmake/workbook.sh grade x06
 // The task is exercises/06-conv1d/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "conv1d.cuh"
 
 namespace student {
