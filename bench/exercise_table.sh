@@ -3,7 +3,9 @@
 # markers), from one run on a GPU: every exercise's solution grader (correctness, then timing
 # against the library) run in turn; each writes its row of the table (wb::format_table_row,
 # grader/include/wb/speed.hpp) to $WB_TABLE_ROW_FILE and its verdict to $WB_VERDICT_FILE, and the
-# rows replace the table on the page.
+# rows replace the table on the page. The same rows go to docs/data/exercises-gpu.csv, and the
+# chart beside the table (docs/images/exercises-gpu.svg) is drawn from it by bench/charts.py
+# where a python with matplotlib is found ($WB_CHART_PYTHON, .venv, python3).
 #   cmake --build --preset gpu && bash bench/exercise_table.sh [build dir, default build/gpu]
 # The graders' logs go to $OUT (or <build dir>/exercise-table). A grader that prints no row
 # (skipped, wrong, or no timing case) gets a row that says so; the page is rewritten anyway.
@@ -51,7 +53,7 @@ table = [f"Measured on {device} (CUDA {cuda}), {datetime.date.today().isoformat(
          "library timed interleaved (median, L2 flushed before every sample). The last column is the library's "
          "time over the solution's: above 1, the solution is faster.",
          "",
-         "| exercise | size | solution | rate | library | library time | rate | library / solution |",
+         "| exercise | size | solution | solution's rate | library | library time | library's rate | library / solution |",
          "|---|---|---|---|---|---|---|---|"]
 table += ["| " + r + " |" for r in rows]
 page = "exercises/README.md"
@@ -62,4 +64,24 @@ if new == text and "\n".join(table) not in text:
     sys.exit(f"{page}: the exercise-table markers were not found")
 open(page, "w").write(new)
 print(f"{page}: {len(rows)} rows")
+# The same rows as data, for the chart (bench/charts.py).
+import csv, os
+os.makedirs("docs/data", exist_ok=True)
+with open("docs/data/exercises-gpu.csv", "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["exercise", "size", "solution_time", "solution_rate", "library", "library_time", "library_rate",
+                "ratio", "device", "cuda", "date"])
+    for r in rows:
+        w.writerow([c.strip() for c in r.split(" | ")] + [device, cuda, datetime.date.today().isoformat()])
+print("docs/data/exercises-gpu.csv")
 EOF
+chart_py=""
+for p in "${WB_CHART_PYTHON:-}" .venv/bin/python3 python3; do
+  if [[ -n $p ]] && "$p" -c 'import matplotlib' 2>/dev/null; then chart_py=$p; break; fi
+done
+if [[ -n $chart_py ]]; then
+  "$chart_py" bench/charts.py exercises docs/data/exercises-gpu.csv docs/images/exercises-gpu.svg
+else
+  echo "no python with matplotlib here: draw the chart where there is one:"
+  echo "  python3 bench/charts.py exercises docs/data/exercises-gpu.csv docs/images/exercises-gpu.svg"
+fi

@@ -9,7 +9,8 @@ Reads every page Doxygen wrote and fails (exit 1, one line per finding: page, wh
 - a backtick in running text: a code span Doxygen did not close (an apostrophe or a line break
   inside a span flips code and prose for the rest of the paragraph);
 - Markdown link syntax left as text (`[text](target)` shown as characters);
-- a link to a page that is not there, or to an anchor the page does not have;
+- a link to a page that is not there, or to an anchor the page does not have; an image that is
+  not there;
 - with the repository root and Doxygen's inputs (pages, headers, folders of them): a `\\snippet`
   whose code appears on no page (it did not resolve, or resolved to nothing).
 Code blocks and code spans are not searched for text findings: they may show any of these.
@@ -35,7 +36,7 @@ class Page(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.ids, self.links, self.text, self.code_text = set(), [], [], []
+        self.ids, self.links, self.images, self.text, self.code_text = set(), [], [], [], []
         self.stack = []  # open elements: (tag, is-code, is-Doxygen's-summary)
         self.in_code = 0
         self.heading = ""  # the last heading seen, to say where a finding is
@@ -47,7 +48,11 @@ class Page(html.parser.HTMLParser):
                 self.ids.add(a[key])
         classes = (a.get("class") or "").split()
         if tag == "a" and a.get("href") and not self.in_summary():
-            self.links.append((a["href"], self.heading))
+            self.links.append((a["href"], self.heading.strip()))
+        if tag == "img" and a.get("src"):
+            self.images.append((a["src"], self.heading.strip()))
+        if tag == "object" and a.get("data"):  # how Doxygen shows an SVG
+            self.images.append((a["data"], self.heading.strip()))
         code = tag in ("code", "pre", "script", "style") or "fragment" in classes or "line" in classes
         if tag in ("br", "img", "hr", "meta", "link", "input"):
             return
@@ -145,6 +150,14 @@ def main():
                 findings.append(f"{rel}: a link to a page that is not there: {href}{at}")
             elif url.fragment and html.unescape(url.fragment) not in pages[target].ids:
                 findings.append(f"{rel}: a link to an anchor {target} does not have: {href}{at}")
+
+        for src, where in p.images:
+            url = urllib.parse.urlparse(src)
+            if url.scheme or src.startswith("data:"):
+                continue
+            at = f" (under \"{where}\")" if where else ""
+            if not os.path.isfile(os.path.normpath(os.path.join(out, os.path.dirname(rel), url.path))):
+                findings.append(f"{rel}: an image that is not there: {src}{at}")
 
     if root:
         # A code line's words are split across links and spans: compare without any spacing.

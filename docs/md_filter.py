@@ -22,6 +22,8 @@ The pages are written for GitHub's renderer; this makes Doxygen render them the 
   more than two lines, so a span's lines are joined.
 - A link from a page to a page in a folder below its own (the exercises' index to each exercise)
   becomes a \\subpage, so that Doxygen's tree nests them under it.
+- An image from docs/images is named by its file name alone, which Doxygen looks up in its
+  IMAGE_PATH and copies beside the pages.
 - A page named in the sequence file (the chapters, then the exercises, one path a line, in
   order) ends with links to the previous and the next one.
 One line in, one line out (a paragraph whose span was joined is followed by the blank lines it
@@ -147,6 +149,7 @@ def neighbours(root, sequence, path):
     return ["", "<hr>", "", " &middot; ".join(links)] if links else []
 
 
+IMAGE = re.compile(r"!\[([^\]]*)\]\(([^()\s:]+)\)")
 SUBPAGE_LINK = re.compile(r"\[([^\]]+)\]\(([^()\s#:]+\.md)\)")
 
 
@@ -200,7 +203,13 @@ def main():
             target = page if not m.group(1) else page_name(root, os.path.join(here, m.group(1)))
             return "](" + target + ".html#" + label(target, m.group(2)) + ")"
 
-        out.append(SUBPAGE_LINK.sub(subpage, LINK.sub(relink, line)))
+        def image(m):  # Doxygen copies an image it finds in IMAGE_PATH (docs/images) by its name
+            target = os.path.normpath(os.path.join(here, m.group(2)))
+            if os.path.dirname(target) == os.path.join(root, "docs", "images") and os.path.isfile(target):
+                return f"![{m.group(1)}]({os.path.basename(target)})"
+            return m.group(0)
+
+        out.append(SUBPAGE_LINK.sub(subpage, LINK.sub(relink, IMAGE.sub(image, line))))
     if sequence:
         out += neighbours(root, sequence, path)
     sys.stdout.write("\n".join(out))

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "wb/device.hpp"
@@ -85,6 +87,33 @@ std::string speed_detail(const Timing& yours, const std::string& size, const Wor
   return d;
 }
 
+namespace {
+
+// A field of the CSV file: quoted, its quotes doubled.
+std::string csv_field(const std::string& v) {
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+void csv_row(const std::string& table, const std::string& device, const Timing& t, double rate,
+             const std::string& unit, double pct_peak, double speed) {
+  const char* path = std::getenv("WB_TIMINGS_CSV");
+  if (!path || !*path) return;
+  std::ifstream probe(path);
+  const bool fresh = !probe.good() || probe.peek() == std::ifstream::traits_type::eof();
+  probe.close();
+  std::ofstream out(path, std::ios::app);
+  if (fresh) out << "table,device,variant,median_ms,q1_ms,q3_ms,rate,unit,pct_peak,speed_vs_reference\n";
+  char nums[160];
+  std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.6f,%.4g,", t.median_ms, t.q1_ms, t.q3_ms, rate);
+  out << csv_field(table) << ',' << csv_field(device) << ',' << csv_field(t.name) << ',' << nums << csv_field(unit);
+  std::snprintf(nums, sizeof nums, ",%.2f,%.4f\n", pct_peak, speed);
+  out << nums;
+}
+
 std::string format_speed_table(const std::string& title, const std::vector<Timing>& timings,
                                const std::string& reference, const Work& work, const Peaks& peaks,
                                const std::string& device) {
@@ -120,6 +149,7 @@ std::string format_speed_table(const std::string& title, const std::vector<Timin
     std::snprintf(line, sizeof line, "  %-26s %8.4f ms %8.4f..%-8.4f %8.*f %6.1f%% %9s\n", t.name.c_str(),
                   t.median_ms, t.q1_ms, t.q3_ms, flops && unit.scale > 1e9 ? 1 : 0, rate, pct, ratio.c_str());
     s << line;
+    csv_row(title, device, t, rate, flops ? unit.name : "GB/s", pct, ref ? ref->median_ms / t.median_ms : 0);
   }
   if (ref) s << "  (speed: time of " << reference << " / time of the variant; samples interleaved, L2 flushed)\n";
   return s.str();

@@ -19,6 +19,7 @@ OUTPUT_DIRECTORY = "{scratch}"
 STRIP_FROM_PATH = "{root}"
 FILE_PATTERNS = *.md
 EXAMPLE_PATH = "{root}"
+IMAGE_PATH = "{pages}"
 FILTER_PATTERNS = "*.md={python} {root}/docs/md_filter.py {root}"
 GENERATE_LATEX = NO
 GENERATE_TREEVIEW = YES
@@ -43,6 +44,7 @@ expect("the unclosed code span is found",
        any("tests_docs_pages_broken" in l and "backtick" in l for l in findings))
 expect("the link to a heading that is not there is found", any("no-such-heading" in l for l in findings))
 expect("the link to a page that is not there is found", any("missing" in l for l in findings))
+expect("the missing image is found", any("an image that is not there" in l and "absent.svg" in l for l in findings))
 expect("the unresolved snippet is found", any("broken.md" in l and "absent" in l for l in findings))
 for f in failed:
     print("FAILED:", f)

@@ -5,6 +5,9 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -120,6 +123,26 @@ TEST_CASE("a compute-bound table: TFLOP/s and % of the FP32 or the tensor-core p
                                                   wb::fp32_bound(gemm_flops, gemm_bytes), h200, "NVIDIA H200");
   CHECK_THAT(slow, ContainsSubstring("GFLOP/s"));
   CHECK_THAT(slow, ContainsSubstring("      137    0.2%"));
+}
+
+TEST_CASE("WB_TIMINGS_CSV: each row of a timing table appended to the file, for the charts", "[table][csv]") {
+  const std::string path = "speed_test_timings.csv";
+  std::remove(path.c_str());
+  ::setenv("WB_TIMINGS_CSV", path.c_str(), 1);
+  const std::vector<wb::Timing> t = {timing("your \"sgemm\"", 5.3272), timing("solution", 2.6636)};
+  wb::format_speed_table("C = A B", t, "solution", wb::fp32_bound(gemm_flops, gemm_bytes), h200, "NVIDIA H200");
+  wb::format_speed_table("sum", {timing("solution", 0.0628, 4172, 86.7)}, "", wb::memory_bound(0), h200, "NVIDIA H200");
+  ::unsetenv("WB_TIMINGS_CSV");
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::remove(path.c_str());
+  REQUIRE(lines.size() == 4);  // one header, then the three rows
+  CHECK(lines[0] == "table,device,variant,median_ms,q1_ms,q3_ms,rate,unit,pct_peak,speed_vs_reference");
+  CHECK(lines[1] == "\"C = A B\",\"NVIDIA H200\",\"your \"\"sgemm\"\"\",5.327200,5.273928,5.380472,25.8,\"TFLOP/s\",38.56,0.5000");
+  CHECK_THAT(lines[2], ContainsSubstring("\"solution\",2.663600,"));
+  CHECK_THAT(lines[2], ContainsSubstring(",1.0000"));
+  CHECK(lines[3] == "\"sum\",\"NVIDIA H200\",\"solution\",0.062800,0.062172,0.063428,4172,\"GB/s\",86.70,0.0000");
 }
 
 TEST_CASE("the exercises' table row: the solution's figures and the library's", "[table-row]") {

@@ -95,10 +95,17 @@ SpeedVerdict speed_verdict(const std::vector<Timing>& timings, const SpeedBar& b
 /// The table of timings: name | median | q1..q3 | rate | % of peak | ratio to `reference` (by
 /// name), under "title (device, theoretical peak ...)". The rate is GB/s for memory-bound work
 /// (each row's own gbps and pct_peak, as time_interleaved() measured them), FLOP/s of
-/// `work.flops` otherwise.
+/// `work.flops` otherwise. Where `WB_TIMINGS_CSV` names a file, each row is also appended to it
+/// (wb::csv_row): the data the docs' charts are drawn from (bench/charts.py).
 std::string format_speed_table(const std::string& title, const std::vector<Timing>& timings,
                                const std::string& reference, const Work& work, const Peaks& peaks,
                                const std::string& device);
+
+/// Appends one row of a timing table to the CSV file `WB_TIMINGS_CSV` names (nothing when it is
+/// unset), its header first when the file is new: table, device, variant, median_ms, q1_ms, q3_ms,
+/// rate, unit ("GB/s", "TFLOP/s", "GFLOP/s"), pct_peak, speed_vs_reference (0 when none).
+void csv_row(const std::string& table, const std::string& device, const Timing& t, double rate,
+             const std::string& unit, double pct_peak, double speed);
 
 /// The exercises' machine-readable line (bench/exercise_table.sh collects them for the table
 /// on exercises/README.md), the *solution's* figures and the library's from the same run:
