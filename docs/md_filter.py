@@ -22,6 +22,8 @@ The pages are written for GitHub's renderer; this makes Doxygen render them the 
   more than two lines, so a span's lines are joined.
 - A link from a page to a page in a folder below its own (the exercises' index to each exercise)
   becomes a \\subpage, so that Doxygen's tree nests them under it.
+- A fenced block in the language `dot` (a Graphviz graph: GitHub shows its source) becomes a
+  \\dot block, which Doxygen draws.
 - An image from docs/images is named by its file name alone, which Doxygen looks up in its
   IMAGE_PATH and copies beside the pages.
 - A page named in the sequence file (the chapters, then the exercises, one path a line, in
@@ -171,11 +173,18 @@ def main():
     with open(path, encoding="utf-8") as f:
         lines = spans_joined(f.read().split("\n"))
 
-    out, seen, fenced, titled = [], {}, None, False
+    out, seen, fenced, titled, diagram = [], {}, None, False, False
     for line in lines:
         fence = FENCE.match(line)
         if fence:
+            opening = fenced is None
             fenced = None if fenced == fence.group(1) else (fenced or fence.group(1))
+            if opening and line.strip()[3:].strip() == "dot":
+                diagram = True
+                line = "\\dot"
+            elif not opening and diagram:
+                diagram = False
+                line = "\\enddot"
             out.append(line)
             continue
         if fenced:
