@@ -2,6 +2,7 @@
 // cudaDeviceGetAttribute...), synchronisation (launches finish before they return, so the calls
 // only report errors), streams (handles that order nothing) and events (host clock readings).
 #include "errors.hpp"
+#include "graph.hpp"
 #include "streams.hpp"
 
 #include <wb_emu/api.hpp>
@@ -143,7 +144,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 }
 
 // ---- synchronisation: launches finish before they return, so these only report errors ----
-cudaError_t cudaDeviceSynchronize() { return sticky() ? record(sticky()) : cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() {
+  if (capture_check(nullptr, true) == CaptureCheck::unsupported) return record(cudaErrorStreamCaptureUnsupported);
+  return sticky() ? record(sticky()) : cudaSuccess;
+}
 cudaError_t cudaDeviceReset() {
   reset_errors();
   return cudaSuccess;
@@ -208,10 +212,12 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (capture_check(stream, true) == CaptureCheck::unsupported) return record(cudaErrorStreamCaptureUnsupported);
   return cudaDeviceSynchronize();
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (capture_check(stream, true) == CaptureCheck::unsupported) return record(cudaErrorStreamCaptureUnsupported);
   return cudaDeviceSynchronize();
 }
 
@@ -250,6 +256,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!valid_event(event) || !valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (capture_event(event, stream)) return cudaSuccess;  // a point of the capture, not a time
   event->t = std::chrono::steady_clock::now();
   event->recorded = true;
   return cudaSuccess;
@@ -266,6 +273,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   if (!valid_stream(stream) || !valid_event(event)) return record(cudaErrorInvalidResourceHandle);
   if (flags & ~1u) return record(cudaErrorInvalidValue);  // cudaEventWaitDefault or cudaEventWaitExternal
+  capture_wait(stream, event);  // an event of a capture: the stream joins it
   return cudaSuccess;  // the event's work is done already
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {

@@ -82,7 +82,9 @@ const char* cudaGetErrorName(cudaError_t e) {
     WB_NAME(cudaErrorInvalidPitchValue) WB_NAME(cudaErrorInvalidHostPointer) WB_NAME(cudaErrorInvalidDeviceFunction)
     WB_NAME(cudaErrorUnsupportedLimit) WB_NAME(cudaErrorPeerAccessUnsupported) WB_NAME(cudaErrorSetOnActiveProcess)
     WB_NAME(cudaErrorHostMemoryAlreadyRegistered) WB_NAME(cudaErrorHostMemoryNotRegistered)
-    WB_NAME(cudaErrorCooperativeLaunchTooLarge) WB_NAME(cudaErrorNotPermitted)
+    WB_NAME(cudaErrorCooperativeLaunchTooLarge) WB_NAME(cudaErrorNotPermitted) WB_NAME(cudaErrorIllegalState)
+    WB_NAME(cudaErrorStreamCaptureUnsupported) WB_NAME(cudaErrorStreamCaptureInvalidated)
+    WB_NAME(cudaErrorStreamCaptureUnmatched) WB_NAME(cudaErrorStreamCaptureImplicit)
 #undef WB_NAME
   }
   return "cudaErrorUnknown";
@@ -123,6 +125,12 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
     case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     case cudaErrorNotPermitted: return "operation not permitted";
+    case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
+    case cudaErrorStreamCaptureImplicit:
+      return "operation would make the legacy stream depend on a capturing blocking stream";
   }
   return "unknown error";
 }

@@ -8,6 +8,7 @@
 // before a barrier.
 #include "errors.hpp"
 #include "fault_format.hpp"
+#include "graph.hpp"
 #include "instrument.hpp"
 #include "pool.hpp"
 #include "stack_guard.hpp"
@@ -272,11 +273,23 @@ std::vector<LaunchConfig> launch_log() {
   return logged;
 }
 
+void internal::log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  if (logging) logged.push_back({grid, block, shared_bytes, stream});
+}
+
+cudaError_t internal::launch_config_error(dim3 grid, dim3 block, std::size_t shared_bytes) {
+  return config_problem(grid, block, shared_bytes).error;
+}
+
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
-  {
-    std::lock_guard<std::mutex> lock(log_mutex);
-    if (logging) logged.push_back({grid, block, shared_bytes, stream});
+  internal::log_launch(grid, block, shared_bytes, stream);
+  // A launch on the legacy stream while another stream is captured (a capturing stream's own
+  // launches never get here: wb_emu::Launch records them).
+  if (internal::capture_check(stream, false) == internal::CaptureCheck::implicit) {
+    record(cudaErrorStreamCaptureImplicit);
+    return;
   }
   clear_launch_stats();
   {

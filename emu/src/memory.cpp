@@ -6,6 +6,7 @@
 #include "memory.hpp"
 
 #include "errors.hpp"
+#include "graph.hpp"
 #include "streams.hpp"
 
 #include <wb_emu/api.hpp>
@@ -224,7 +225,11 @@ cudaError_t allocate_device(void** ptr, std::size_t bytes, const char* kind) {
 }
 }  // namespace
 
-cudaError_t cudaMalloc(void** ptr, std::size_t bytes) { return allocate_device(ptr, bytes, "cudaMalloc"); }
+cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
+  // As in CUDA: not during a capture (one not in relaxed mode), which it invalidates.
+  if (capture_check(nullptr, true) == CaptureCheck::unsupported) return record(cudaErrorStreamCaptureUnsupported);
+  return allocate_device(ptr, bytes, "cudaMalloc");
+}
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
@@ -242,7 +247,26 @@ cudaError_t cudaFreeHost(void* ptr) {
   return cudaSuccess;
 }
 
+namespace {
+cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
+cudaError_t set(void* dst, int value, std::size_t bytes);
+// An operation on `stream`: run, recorded in the graph the stream captures, or refused.
+template <class Op>
+cudaError_t on_stream(cudaStream_t stream, const char* what, Op op) {
+  switch (capture_check(stream, false)) {
+    case CaptureCheck::record:
+      capture_operation(stream, what, [op](cudaStream_t) { return op(); });
+      return cudaSuccess;
+    case CaptureCheck::implicit: return record(cudaErrorStreamCaptureImplicit);
+    default: return op();
+  }
+}
+}  // namespace
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  return on_stream(nullptr, "copy", [=] { return copy(dst, src, bytes, kind); });
+}
+namespace {
+cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
   if (cudaError_t e = sticky()) return record(e);
   if (bytes == 0) return cudaSuccess;
   if (!dst || !src) return record(cudaErrorInvalidValue);
@@ -254,18 +278,24 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
-  return cudaMemcpy(dst, src, bytes, kind);
+}  // namespace
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  return on_stream(stream, "copy", [=] { return copy(dst, src, bytes, kind); });
 }
 cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
+  return on_stream(nullptr, "memset", [=] { return set(dst, value, bytes); });
+}
+namespace {
+cudaError_t set(void* dst, int value, std::size_t bytes) {
   if (cudaError_t e = sticky()) return record(e);
   if (bytes == 0) return cudaSuccess;
   if (!in_allocation(dst, bytes)) return record(cudaErrorInvalidValue);
   std::memset(dst, value, bytes);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_t) {
-  return cudaMemset(dst, value, bytes);
+}  // namespace
+cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_t stream) {
+  return on_stream(stream, "memset", [=] { return set(dst, value, bytes); });
 }
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);

@@ -26,6 +26,7 @@ enum cudaError_t : int {
   cudaErrorUnsupportedLimit = 215,
   cudaErrorPeerAccessUnsupported = 217,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchOutOfResources = 701,
@@ -41,6 +42,10 @@ enum cudaError_t : int {
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureUnmatched = 903,
+  cudaErrorStreamCaptureImplicit = 906,
   cudaErrorUnknown = 999,
 };
 /// CUDA's other name for cudaError_t.
@@ -289,6 +294,32 @@ using cudaStream_t = CUstream_st*;
 using cudaEvent_t = CUevent_st*;
 ///@}
 
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
+/// \name Graphs, by stream capture
+///@{
+
+/// Opaque handles, as in CUDA: a graph is the list of the operations captured on a stream, in
+/// the order they were issued (a valid order of CUDA's graph: the backend runs one operation at a
+/// time); an executable graph is a copy of that list that cudaGraphLaunch runs again.
+using cudaGraph_t = CUgraph_st*;
+using cudaGraphExec_t = CUgraphExec_st*;
+using cudaGraphNode_t = CUgraphNode_st*;
+/// As in CUDA: which calls of other threads a capture forbids (the backend treats all as global).
+enum cudaStreamCaptureMode : int {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+/// As in CUDA: whether a stream is capturing.
+enum cudaStreamCaptureStatus : int {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
+};
+///@}
+
 // ---- runtime API ----
 /// \name The CUDA runtime API
 /// The calls the chapters and the grader use, with CUDA's signatures and error rules: a bad
@@ -371,6 +402,22 @@ cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_d
 cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, int device, cudaStream_t stream = nullptr);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 cudaError_t cudaPeekAtLastError();
+// graphs by stream capture (emu/src/graph.cpp): between cudaStreamBeginCapture and
+// cudaStreamEndCapture, launches, async copies and memsets on the stream (and on streams that
+// wait on an event recorded in it) are recorded, not run; a kernel's arguments are copied when it
+// is captured. During a capture, work on the legacy default stream is
+// cudaErrorStreamCaptureImplicit and a synchronisation cudaErrorStreamCaptureUnsupported: both
+// invalidate the capture, as in CUDA.
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, std::size_t* count);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
 

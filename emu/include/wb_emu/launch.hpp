@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -33,6 +35,15 @@ struct LaunchSite {
 /// cudaDeviceSynchronize; nothing is thrown.
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
             void (*body)(void*), void* ctx);
+
+namespace detail {
+/// True while `stream` is captured into a graph (cudaStreamBeginCapture, emu/src/graph.cpp).
+bool capturing(cudaStream_t stream);
+/// Records a launch on the capturing `stream` in its graph: `run(s)` launches it on stream `s`
+/// when the graph is launched. The launch is logged (wb_emu::log_launches) as CUDA's runtime sees it.
+void capture_launch(cudaStream_t stream, const LaunchSite& site, dim3 grid, dim3 block, std::size_t shared_bytes,
+                    std::function<void(cudaStream_t)> run);
+}  // namespace detail
 
 /// Storage of the `extern __shared__` array of the running block (`shmem` bytes of the launch).
 void* dynamic_shared_base();
@@ -64,16 +75,31 @@ class Launch {
       : call_(std::move(call)), site_(site), grid_(grid), block_(block), shared_(shared_bytes), stream_(stream) {}
 
   /// Arguments are copied once, as CUDA copies them into the kernel's parameter space, then
-  /// converted to the kernel's parameter types at each call.
+  /// converted to the kernel's parameter types at each call. On a stream that is being captured
+  /// into a graph, the launch and its copied arguments are recorded instead, to run when the
+  /// graph is launched.
   template <class... Args>
   void operator()(Args&&... args) const {
     using Params = std::tuple<std::decay_t<Args>...>;
+    if (stream_ && detail::capturing(stream_)) {
+      auto params = std::make_shared<Params>(std::forward<Args>(args)...);
+      const Launch self = *this;
+      detail::capture_launch(stream_, site_, grid_, block_, shared_,
+                             [self, params](cudaStream_t s) { self.run_on(s, *params); });
+      return;
+    }
     Params params(std::forward<Args>(args)...);
-    Ctx<Params> ctx{&call_, &params};
-    launch(grid_, block_, shared_, stream_, site_, &run_thread<Params, std::index_sequence_for<Args...>>, &ctx);
+    run_on(stream_, params);
   }
 
  private:
+  template <class Params>
+  void run_on(cudaStream_t stream, Params& params) const {
+    Ctx<Params> ctx{&call_, &params};
+    launch(grid_, block_, shared_, stream, site_,
+           &run_thread<Params, std::make_index_sequence<std::tuple_size<Params>::value>>, &ctx);
+  }
+
   // What each CUDA thread runs: the call with the launch's arguments. Not the kernel's own accesses,
   // so not reported in an instrumented file (which is compiled at -O0: no std::apply in between).
   template <class Params, class Seq>
