@@ -44,6 +44,18 @@ std::map<cudaEvent_t, std::shared_ptr<Capture>> captured_events;    // events re
 std::set<cudaGraph_t> live_graphs;
 std::set<cudaGraphExec_t> live_execs;
 int graph_launches_seen = 0;
+thread_local bool replaying = false;
+
+// Runs a graph's operations, marked as a replay.
+cudaError_t run_nodes(const std::vector<Node>& nodes, cudaStream_t stream) {
+  const bool outer = !replaying;
+  replaying = true;
+  cudaError_t e = cudaSuccess;
+  for (const Node& n : nodes)
+    if ((e = n.run(stream))) break;  // recorded by the operation itself
+  if (outer) replaying = false;
+  return e;
+}
 
 std::shared_ptr<Capture> capture_of(cudaStream_t s) {
   auto it = capturing_streams.find(s);
@@ -139,6 +151,8 @@ bool capture_wait(cudaStream_t stream, cudaEvent_t event) {
   return true;
 }
 
+bool replaying_graph() { return replaying; }
+
 int graph_launch_count() {
   std::lock_guard<std::mutex> lock(graph_mutex);
   return graph_launches_seen;
@@ -214,20 +228,15 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     nodes = exec->nodes;
     ++graph_launches_seen;
   }
+  wb_emu::internal::log_graph_launch(stream);
   switch (wb_emu::internal::capture_check(stream, false)) {
     case wb_emu::internal::CaptureCheck::record:  // a graph launched into a capture: a node that runs it
-      wb_emu::internal::capture_operation(stream, "graph", [nodes](cudaStream_t s) {
-        for (const Node& n : nodes)
-          if (cudaError_t e = n.run(s)) return e;
-        return cudaSuccess;
-      });
+      wb_emu::internal::capture_operation(stream, "graph", [nodes](cudaStream_t s) { return run_nodes(nodes, s); });
       return cudaSuccess;
     case wb_emu::internal::CaptureCheck::implicit: return record(cudaErrorStreamCaptureImplicit);
     default: break;
   }
-  for (const Node& n : nodes)
-    if (cudaError_t e = n.run(stream)) return e;  // recorded by the operation itself
-  return cudaSuccess;
+  return run_nodes(nodes, stream);
 }
 
 cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream) {

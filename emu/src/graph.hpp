@@ -26,10 +26,15 @@ void capture_operation(cudaStream_t stream, std::string what, std::function<cuda
 bool capture_event(cudaEvent_t event, cudaStream_t stream);
 /// cudaStreamWaitEvent on an event of a capture: `stream` joins the capture (true).
 bool capture_wait(cudaStream_t stream, cudaEvent_t event);
+/// True while cudaGraphLaunch runs a graph's operations on this thread (its launches are not logged:
+/// CUDA's runtime sees none of them).
+bool replaying_graph();
 /// How many times cudaGraphLaunch ran a graph since the program began.
 int graph_launch_count();
 /// Adds a launch to the launch log (wb_emu::log_launches), where one is being kept.
 void log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
+/// Adds a cudaGraphLaunch on `stream` to the log (wb_emu::graph_launch_log).
+void log_graph_launch(cudaStream_t stream);
 /// The error a launch with this configuration gets (cudaSuccess when it may run).
 cudaError_t launch_config_error(dim3 grid, dim3 block, std::size_t shared_bytes);
 

@@ -59,6 +59,7 @@ ConfigProblem config_problem(dim3 grid, dim3 block, std::size_t shared_bytes) {
 std::mutex log_mutex;
 bool logging = false;
 std::vector<LaunchConfig> logged;
+std::vector<cudaStream_t> logged_graphs;
 
 // The warning of the most recent launch, and the (launch site, barrier) pairs already warned of.
 std::mutex warning_mutex;
@@ -265,7 +266,17 @@ SharedUse last_launch_shared_memory() { return {last_static_shared.load(), last_
 void log_launches(bool on) {
   std::lock_guard<std::mutex> lock(log_mutex);
   logging = on;
-  if (on) logged.clear();
+  if (on) logged.clear(), logged_graphs.clear();
+}
+
+std::vector<cudaStream_t> graph_launch_log() {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  return logged_graphs;
+}
+
+void internal::log_graph_launch(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  if (logging) logged_graphs.push_back(stream);
 }
 
 std::vector<LaunchConfig> launch_log() {
@@ -284,7 +295,7 @@ cudaError_t internal::launch_config_error(dim3 grid, dim3 block, std::size_t sha
 
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
-  internal::log_launch(grid, block, shared_bytes, stream);
+  if (!internal::replaying_graph()) internal::log_launch(grid, block, shared_bytes, stream);
   // A launch on the legacy stream while another stream is captured (a capturing stream's own
   // launches never get here: wb_emu::Launch records them).
   if (internal::capture_check(stream, false) == internal::CaptureCheck::implicit) {

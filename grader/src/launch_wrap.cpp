@@ -9,6 +9,7 @@
 
 namespace wb::detail {
 void record_launch(const LaunchRecord& r);
+void record_graph_launch(cudaStream_t stream);
 }
 
 namespace {
@@ -50,5 +51,20 @@ cudaError_t __wrap___cudaLaunchKernel(const void* k, dim3 g, dim3 b, void** a, s
 }
 cudaError_t __wrap___cudaLaunchKernel_ptsz(const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st) {
   return recorded(&__real___cudaLaunchKernel_ptsz, g, b, s, st, k, g, b, a, s, st);
+}
+
+// A CUDA graph's launch (wb::LaunchLog::graph_launches): the kernels it runs reach no entry point above.
+using GraphLaunchFn = cudaError_t (*)(cudaGraphExec_t, cudaStream_t);
+cudaError_t __real_cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) __attribute__((weak));
+cudaError_t __real_cudaGraphLaunch_ptsz(cudaGraphExec_t, cudaStream_t) __attribute__((weak));
+cudaError_t __wrap_cudaGraphLaunch(cudaGraphExec_t g, cudaStream_t st) {
+  if (!__real_cudaGraphLaunch) return cudaErrorNotSupported;
+  if (!inside) wb::detail::record_graph_launch(st);
+  return __real_cudaGraphLaunch(g, st);
+}
+cudaError_t __wrap_cudaGraphLaunch_ptsz(cudaGraphExec_t g, cudaStream_t st) {
+  if (!__real_cudaGraphLaunch_ptsz) return cudaErrorNotSupported;
+  if (!inside) wb::detail::record_graph_launch(st);
+  return __real_cudaGraphLaunch_ptsz(g, st);
 }
 }

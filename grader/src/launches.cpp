@@ -11,15 +11,23 @@ namespace detail {
 std::mutex log_mutex;
 std::vector<LaunchRecord>* active_log = nullptr;
 
+std::vector<cudaStream_t>* active_graph_log = nullptr;
+
 void record_launch(const LaunchRecord& r) {
   std::lock_guard<std::mutex> lock(log_mutex);
   if (active_log) active_log->push_back(r);
+}
+
+void record_graph_launch(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  if (active_graph_log) active_graph_log->push_back(stream);
 }
 
 }  // namespace detail
 namespace {
 
 std::vector<LaunchRecord> recorded;
+std::vector<cudaStream_t> recorded_graphs;
 
 std::string dims(const dim3& d) {
   if (d.y == 1 && d.z == 1) return std::to_string(d.x);
@@ -42,21 +50,29 @@ std::vector<LaunchRecord> LaunchLog::launches() const {
   for (const wb_emu::LaunchConfig& l : wb_emu::launch_log()) out.push_back({l.grid, l.block, l.shared_bytes, l.stream});
   return out;
 }
+std::vector<cudaStream_t> LaunchLog::graph_launches() const { return wb_emu::graph_launch_log(); }
 bool LaunchLog::available() { return true; }
 std::string LaunchLog::unavailable_reason() { return ""; }
 #else
 LaunchLog::LaunchLog() {
   std::lock_guard<std::mutex> lock(detail::log_mutex);
   recorded.clear();
+  recorded_graphs.clear();
   detail::active_log = &recorded;
+  detail::active_graph_log = &recorded_graphs;
 }
 LaunchLog::~LaunchLog() {
   std::lock_guard<std::mutex> lock(detail::log_mutex);
   detail::active_log = nullptr;
+  detail::active_graph_log = nullptr;
 }
 std::vector<LaunchRecord> LaunchLog::launches() const {
   std::lock_guard<std::mutex> lock(detail::log_mutex);
   return recorded;
+}
+std::vector<cudaStream_t> LaunchLog::graph_launches() const {
+  std::lock_guard<std::mutex> lock(detail::log_mutex);
+  return recorded_graphs;
 }
 bool LaunchLog::available() { return true; }
 std::string LaunchLog::unavailable_reason() { return ""; }

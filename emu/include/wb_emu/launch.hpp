@@ -159,8 +159,11 @@ struct LaunchConfig {
 };
 /// Starts (true: the log is cleared) or stops (false) keeping a log of every launch.
 void log_launches(bool on);
-/// The launches logged since log_launches(true), in order.
+/// The launches logged since log_launches(true), in order (a launch captured into a graph is
+/// logged when it is captured, and not when the graph runs it, as CUDA's runtime sees them).
 std::vector<LaunchConfig> launch_log();
+/// The stream of each cudaGraphLaunch since log_launches(true), in order.
+std::vector<cudaStream_t> graph_launch_log();
 
 // ---- what instrumented builds measure (see emu/include/wb_emu/instrument.hpp) ----
 

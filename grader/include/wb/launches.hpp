@@ -41,8 +41,11 @@ class LaunchLog {
   LaunchLog(const LaunchLog&) = delete;
   LaunchLog& operator=(const LaunchLog&) = delete;
 
-  /// The launches so far, in order.
+  /// The launches so far, in order: kernel launches as the runtime sees them (a launch captured
+  /// into a CUDA graph when it is captured; none when a graph runs it).
   std::vector<LaunchRecord> launches() const;
+  /// The stream of each cudaGraphLaunch so far, in order.
+  std::vector<cudaStream_t> graph_launches() const;
 
   /// True when this build can record launches.
   static bool available();
