@@ -15,7 +15,9 @@
 //
 // A wrong result is explained in the exercise's terms: rows or columns never written, a mean
 // that is the row's sum, a variance divided by cols - 1, eps left out (rstd infinite for a row
-// of equal elements), rstd = sqrt(var + eps) instead of its reciprocal, a variance lost to
+// of equal elements) or added after the square root, a wrong rstd for a row of equal elements
+// (the per-thread update is wrong: no merge can change a variance of 0), rstd = sqrt(var + eps)
+// instead of its reciprocal, a variance lost to
 // cancellation (a row whose mean is large next to its spread), a variance too small or too
 // large (two threads' statistics merged without the term for their means' difference), y
 // without gamma or without beta.
@@ -143,7 +145,10 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
                   std::to_string(c.unwritten) + " never written, first " + at;
     return c;
   }
-  auto near = [&](double v) { return std::fabs(g - v) <= tol[r] + 1e-6 * std::fabs(v); };
+  // (an infinite v is near only an infinite g: |g - inf| <= inf would match every finite g)
+  auto near = [&](double v) {
+    return std::isfinite(v) ? std::fabs(g - v) <= tol[r] + 1e-6 * std::fabs(v) : g == v;
+  };
   const double mean = ref.mean[r], var = ref.var[r], stdev = std::sqrt(var);
   const std::string row = "row " + std::to_string(r);
   if (name == "mean") {
@@ -173,6 +178,17 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
   } else if (var == 0 && std::isinf(g)) {
     c.diagnosis = at + " is infinite for a row whose elements are all equal (variance 0): eps must be added to the "
                   "variance before the square root, 1 / sqrt(var + eps)";
+  } else if (std::isfinite(g) && near(1 / (stdev + k.eps))) {
+    c.diagnosis = at + " is 1 / (sqrt(var) + eps) (" + wb::format_value(g, 4) + ", expected " +
+                  wb::format_value(ref.rstd[r], 4) + (var == 0 ? " for a row of variance 0" : "") +
+                  "): eps goes inside the square root, rstd = 1 / sqrt(var + eps)";
+  } else if (var == 0 && std::isfinite(g)) {
+    c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected 1 / sqrt(eps) = " +
+                  wb::format_value(ref.rstd[r], 4) + ": " + row + "'s elements are all equal (" +
+                  (k.cols == 1 ? std::string("it has one element") : "variance 0") +
+                  "), so every thread's M2 is 0 and merging cannot change that: the variance each thread accumulates "
+                  "is wrong. Welford's update is n += 1; d = x - mean; mean += d / n; M2 += d * (x - mean), the last "
+                  "factor with the new mean (with the old one, d * d, the first element alone adds x^2)";
   } else if (near(1 / stdev)) {
     c.diagnosis =
         at + " is 1 / sqrt(var), without eps (eps = " + wb::format_value(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
