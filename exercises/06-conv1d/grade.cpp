@@ -1,7 +1,8 @@
 // Exercise 06's grader: student::conv1d against a host reference for signals of awkward lengths
 // (0, 1, 2, 31, 33, around multiples of 256 and 1024, primes, a signal shorter than the filter)
 // and radii from 0 to kConvMaxRadius, calls in a row with different filters (the constant array
-// must be refreshed at every call), then, on a GPU, its speed against the solution and PyTorch's
+// must be refreshed at every call), a second call on the same buffers with new contents (a filter
+// cached by its pointer is stale), then, on a GPU, its speed against the solution and PyTorch's
 // conv1d without cuDNN (its own kernels) and with it (shown, not graded).
 //
 // Exactness: the signal is non-zero integers from -3 to 9 and the filter from -2 to 4, so every
@@ -11,7 +12,8 @@
 // neighbours left (or right) of some index missing (a halo not loaded, or not far enough), the
 // filter applied reversed (a convolution in the mathematician's sense, filter[2 radius - k]), only
 // the first taps of the filter (a copy to constant memory too short: its size is in bytes), the
-// filter of an earlier call (the constant array not refreshed), elements never written, writes past n.
+// filter of an earlier call (the constant array not refreshed), elements never written, writes past n,
+// a bad argument for the larger radii only (a __constant__ array too short for them).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
