@@ -1,7 +1,8 @@
 // Exercise 05's grader: student::layernorm against a host reference in double for rows of awkward
 // lengths (1, 31, 33, around multiples of 32, 128 and 1024), rows whose mean is large next to
 // their spread (where E[x^2] - E[x]^2 in float32 loses everything to cancellation), rows of equal
-// elements (variance 0: only eps keeps rstd finite), a large eps (so that forgetting it shows),
+// elements (variance 0: only eps keeps rstd finite), rows of one value but for the last element,
+// a large eps (so that forgetting it shows),
 // pointers off a 16-byte boundary, more rows than a grid of resident warps; then, on a GPU, its
 // speed against the solution and PyTorch's layer norm (shown, not graded).
 //
@@ -354,6 +355,20 @@ TEST_CASE("rows of equal elements (variance 0), and a large eps", "[x05][correct
   for (int r = 0; r < 3; ++r) std::fill(k.x.begin() + std::size_t(r) * cols, k.x.begin() + std::size_t(r + 1) * cols, 2.5f * r - 1);
   WB_REQUIRE_MATCH(run_case(k));
   WB_REQUIRE_MATCH(run_case(random_case(5, cols, -0.5f, 0.5f, "x random in [-0.5, 0.5), eps = 0.25", 0.25f)));
+}
+
+TEST_CASE("rows of one value but for a last element far from it", "[x05][correctness]") {
+  WB_REQUIRE_DEVICE();
+  // All the variance is in the last column: a mean or variance that misses some columns (the
+  // last, partial step; those past what a thread keeps in registers) is far off, not a little.
+  const int cols = GENERATE(33, 1025, 8197);
+  CAPTURE(cols);
+  Case k = random_case(2, cols, -3.0f, 5.0f, "rows of 1.5 but for the last element, 40 and -20");
+  for (int r = 0; r < 2; ++r) {
+    std::fill(k.x.begin() + std::size_t(r) * cols, k.x.begin() + std::size_t(r + 1) * cols, 1.5f);
+    k.x[std::size_t(r + 1) * cols - 1] = r ? -20.0f : 40.0f;
+  }
+  WB_REQUIRE_MATCH(run_case(k));
 }
 
 TEST_CASE("x, gamma, beta and y off a 16-byte boundary, each alone and all together", "[x05][correctness]") {
