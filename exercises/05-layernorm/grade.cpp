@@ -183,6 +183,11 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
     c.diagnosis = at + " is 1 / (sqrt(var) + eps) (" + wb::format_value(g, 4) + ", expected " +
                   wb::format_value(ref.rstd[r], 4) + (var == 0 ? " for a row of variance 0" : "") +
                   "): eps goes inside the square root, rstd = 1 / sqrt(var + eps)";
+  } else if (near(1 / stdev)) {
+    c.diagnosis =
+        at + " is 1 / sqrt(var), without eps (eps = " + wb::format_value(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
+  } else if (near(std::sqrt(var + k.eps))) {
+    c.diagnosis = at + " is sqrt(var + eps), the standard deviation, not its reciprocal 1 / sqrt(var + eps)";
   } else if (var == 0 && std::isfinite(g)) {
     c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected 1 / sqrt(eps) = " +
                   wb::format_value(ref.rstd[r], 4) + ": " + row + "'s elements are all equal (" +
@@ -190,11 +195,6 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
                   "), so every thread's M2 is 0 and merging cannot change that: the variance each thread accumulates "
                   "is wrong. Welford's update is n += 1; d = x - mean; mean += d / n; M2 += d * (x - mean), the last "
                   "factor with the new mean (with the old one, d * d, the first element alone adds x^2)";
-  } else if (near(1 / stdev)) {
-    c.diagnosis =
-        at + " is 1 / sqrt(var), without eps (eps = " + wb::format_value(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
-  } else if (near(std::sqrt(var + k.eps))) {
-    c.diagnosis = at + " is sqrt(var + eps), the standard deviation, not its reciprocal 1 / sqrt(var + eps)";
   } else {
     c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected " + wb::format_value(ref.rstd[r], 4) +
                   ": the variance is too " + (std::isfinite(g) && g > ref.rstd[r] ? "small" : "large") +
