@@ -1,12 +1,15 @@
 // Exercise 01's grader: student::histogram against a host count on awkward sizes, inputs that
 // start off a 16-byte boundary, one repeated byte (every thread on one bin), repeated calls;
-// then, on a GPU, its speed against the solution and cub::DeviceHistogram::HistogramEven.
+// on a GPU 2^31 + 4099 bytes (an int index overflows; the CPU backend says it did not check
+// this); then, on a GPU, its speed against the solution and cub::DeviceHistogram::HistogramEven.
 //
 // Counts are exact, so every check is exact. A wrong histogram is explained by what its error
 // looks like: every bin off by what hist held before (not cleared), the counts of a prefix of
 // in (samples never reached), bin 254 too high (reads past the end: the grader's guard bytes
 // are 0xFE), bins short with nothing else wrong (lost updates), all bins off by the same
 // amount (shared bins never cleared).
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -250,6 +253,64 @@ TEST_CASE("a large input", "[x01][correctness]") {
   WB_REQUIRE_DEVICE();
   const std::int64_t n = wb::cpu_backend() ? (std::int64_t(1) << 21) + 5 : (std::int64_t(1) << 28) + 7;
   WB_REQUIRE_MATCH(run_case(random_bytes(std::size_t(n), 99), n_is(n) + ", random bytes"));
+}
+
+TEST_CASE("past 2^31 bytes: the index type must not overflow", "[x01][correctness][large]") {
+  const std::string unchecked = "inputs past 2^31 bytes (an int byte index or offset that overflows)";
+  if (wb::cpu_backend()) {
+    wb::note_unchecked(unchecked + ": checked on a GPU only (2 GiB of input, too slow to emulate)");
+    SKIP("not checked on the CPU backend: " + unchecked);
+  }
+  WB_REQUIRE_GPU("2^31 bytes of input");
+  const std::int64_t n = (std::int64_t(1) << 31) + 4099;
+  std::size_t free_bytes = 0, total = 0;
+  WB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  const std::size_t needed = std::size_t(n) + (std::size_t(1) << 30);
+  if (free_bytes < needed) {
+    const std::string why = unchecked + ": the device has " + std::to_string(free_bytes >> 30) +
+                            " GiB free and the case needs " + std::to_string((needed >> 30) + 1);
+    wb::note_unchecked(why);
+    SKIP("not checked: " + why);
+  }
+  // A random pattern of a prime length, repeated (the host fills 2 GiB with copies, fast).
+  const std::size_t period = 4099;
+  const std::vector<std::uint8_t> pattern = random_bytes(period, 31);
+  std::vector<std::uint8_t> in(static_cast<std::size_t>(n));
+  for (std::size_t at = 0; at < in.size(); at += period)
+    std::copy_n(pattern.begin(), std::min(period, in.size() - at), in.begin() + std::ptrdiff_t(at));
+  wb::DeviceBuffer<std::uint8_t> din(in);
+  wb::DeviceBuffer<unsigned int> dhist(std::vector<unsigned int>(kHistogramBins, kSentinel));
+  const std::string context = "n = 2^31 + 4099, random bytes";
+  const std::string what = "histogram (" + context + ")";
+  // Run here, not in wb::run_launch, to name the likely cause of a fault: an index past 2^31 - 1.
+  cudaError_t code = cudaSuccess;
+  {
+    wb::Watchdog dog(what, std::chrono::seconds(60));
+    try {
+      student::histogram(din.data(), n, dhist.data());
+      code = cudaGetLastError();
+      if (code == cudaSuccess) code = cudaDeviceSynchronize();
+    } catch (const wb::CudaError& e) {
+      code = e.code();
+    }
+  }
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();
+    wb::fail_with_cuda_error(
+        what, code,
+        code == cudaErrorIllegalAddress
+            ? what + " read or wrote outside every allocation: an int byte index or offset wraps negative past "
+                     "2^31 - 1 (the largest int); keep indices, offsets and strides std::int64_t"
+            : "");
+  }
+  wb::Comparison c = wb::guarded_comparison("hist", kHistogramBins, context, dhist, [](std::int64_t at) {
+    return "hist[" + std::to_string(at) + "] was written: hist has 256 bins, 0 to 255";
+  });
+  if (c.ok()) c = judge(in, dhist.download(), context);
+  if (!c.ok() && c.pattern == wb::Pattern::chapter_specific)
+    c.diagnosis = "for n = 2^31 + 4099: " + c.diagnosis +
+                  ". Past 2^31 - 1 an int byte index or offset overflows: keep them std::int64_t";
+  WB_REQUIRE_MATCH(c);
 }
 
 TEST_CASE("speed against the solution and cub::DeviceHistogram::HistogramEven", "[x01][timing]") {

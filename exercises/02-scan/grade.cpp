@@ -12,7 +12,9 @@
 //
 // A wrong scan is explained by its shape: the exclusive scan, a scan shifted by one, tiles that
 // restart from 0 (no carry), tiles off by a constant (a wrong carry: the tile's own total, or one
-// tile's missing), a suffix never written (the last partial tile), NaN (scratch used before it
+// tile's missing), a warp scan whose shuffles stop short (out[k] misses exactly lane 0's share),
+// groups inside a warp's part that restart from 0 once but not at the next group, a suffix never
+// written (the last partial tile), NaN (scratch used before it
 // was set up), or the first element where out[k] - out[k-1] is not in[k].
 #include <cmath>
 #include <cstdint>
@@ -129,10 +131,38 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, const w
     return c;
   }
   if (k > 0) {
+    // A warp scan (Hillis-Steele: lane l adds lane l - offset, offset = 1, 2, 4, ...) stopped at
+    // offset w / 2 sums only the w lanes up to its own: with e elements per lane, the first wrong
+    // element is k = w e, and out[k .. k + e) miss exactly in[0 .. e), lane 0's share.
+    for (std::size_t w : {16, 8, 4, 2}) {
+      if (k % w != 0) continue;
+      const std::size_t e = k / w;
+      bool window = true;
+      for (std::size_t j = k; j < std::min(n, k + e) && window; ++j) window = near(g[j], j, ref.out[j] - ref.out[e - 1]);
+      if (!window) continue;
+      c.diagnosis = at + " misses exactly in[0.." + std::to_string(e) + "), the first " + std::to_string(e) +
+                    " element" + (e > 1 ? "s" : "") + " (lane 0's share, if each lane holds " + std::to_string(e) + "): each lane's scan reaches back only " + std::to_string(w) +
+                    " lanes, its own included. The warp scan's shuffle loop stops at offset " +
+                    std::to_string(w / 2) + "; it must run offset = 1, 2, 4, 8, 16 (while offset < 32), so that "
+                    "lane 31 ends with the whole warp's total";
+      return c;
+    }
     // Does out restart from 0 at k (the tiles before k not carried into it)?
     bool restarts = true;
     const std::size_t end = std::min(n, 2 * k);
     for (std::size_t j = k; j < end && restarts; ++j) restarts = near(g[j], j, ref.out[j] - ref.out[k - 1]);
+    bool restarts_again = true;  // tiles of k elements left uncarried restart at 2k too
+    for (std::size_t j = 2 * k; j < std::min(n, 3 * k) && restarts_again; ++j)
+      restarts_again = near(g[j], j, ref.out[j] - ref.out[2 * k - 1]);
+    if (restarts && n > 2 * k && !restarts_again) {
+      c.diagnosis = "from " + at + " on, out starts again from 0 (" + at + " = in[" + std::to_string(k) +
+                    "] alone), but out[" + std::to_string(2 * k) + "] does not: so " + std::to_string(k) +
+                    " is no tile boundary (an uncarried tile would restart every " + std::to_string(k) +
+                    " elements). Groups of " + std::to_string(k) + " elements were scanned apart inside a warp's "
+                    "part: a warp scan over part of the warp only. Its shuffle loop must run offset = 1, 2, 4, 8, 16 "
+                    "(while offset < 32), so that lane 31 ends with the whole warp's total";
+      return c;
+    }
     if (restarts) {
       c.diagnosis = "from " + at + " on, out starts again from 0: " + at + " = in[" + std::to_string(k) +
                     "] alone, without the sum of the " + std::to_string(k) + " elements before it. Block boundaries "

@@ -1,7 +1,9 @@
 // Exercise 04's grader: student::softmax against a host reference in double for rows of awkward
 // lengths (1, 31, 33, around multiples of 32, 128 and 1024), rows of large values (about +1000
 // and -1000, where exp() of the input itself overflows or underflows), rows whose largest
-// element comes last or first, equal elements, one dominant element, more rows than a grid of
+// element comes last or first, equal elements, one dominant element, one element 100 above the
+// rest at column 0, 32, the middle, the last and 8192 (past what a thread keeps in registers),
+// more rows than a grid of
 // resident warps, pointers off a 16-byte boundary; then, on a GPU, its speed against the
 // solution and PyTorch's softmax (shown, not graded).
 //
@@ -14,7 +16,9 @@
 // infinity from exp() of large inputs (the maximum not subtracted, or a running maximum that
 // starts at 0), rows whose elements are in the right proportions but divided by the wrong sum
 // (a running sum not rescaled when the maximum grows, or partial sums merged without rescaling),
-// rows not divided by their sum at all.
+// rows not divided by their sum at all, a maximum that missed a late element (exp() of it
+// overflows), NaN from merging two threads that saw no element (exp(-inf - -inf)), threads that
+// wrote with their own (m, s) instead of the row's (a merge left in lane 0).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -69,6 +73,38 @@ std::vector<float> random_rows(int rows, int cols, float lo, float hi, std::uint
 }
 
 // ---- diagnosis ----
+// Row r of a softmax whose threads each scaled their own elements with their own (m, s) (the
+// merged pair left in one lane or thread only, e.g. by a __shfl_down_sync tree): the elements
+// fall into groups of one ratio got / want each, one group (lane 0's) right. Says so, or "".
+std::string own_maximum(int cols, const Reference& ref, const std::vector<float>& got, int r) {
+  const std::size_t base = std::size_t(r) * cols;
+  std::vector<double> ratios;
+  std::vector<int> right_cols;
+  for (int col = 0; col < cols; ++col) {
+    const double want = ref.out[base + col], g = got[base + col];
+    if (want < 1e-20 || !std::isfinite(g) || wb::never_written(got[base + col])) return "";
+    if (std::fabs(g - want) <= ref.tol[base + col]) right_cols.push_back(col);
+    ratios.push_back(g / want);
+  }
+  if (right_cols.empty() || right_cols.size() == std::size_t(cols)) return "";
+  std::sort(ratios.begin(), ratios.end());
+  int groups = 1;
+  for (std::size_t i = 1; i < ratios.size(); ++i) groups += ratios[i] > ratios[i - 1] * (1 + 1e-4);
+  // Lane 0's columns when lanes take columns t, t + 32, ... (one float or a float4 at a time).
+  const bool lane0 = right_cols.front() == 0 && std::all_of(right_cols.begin(), right_cols.end(), [](int col) {
+    return col % 32 == 0 || col % 128 < 4;
+  });
+  if (!lane0 && (groups < 2 || 2 * groups > cols)) return "";  // as many ratios as elements: no groups to speak of
+  std::string which;
+  for (std::size_t i = 0; i < right_cols.size() && i < 3; ++i) which += (i ? ", " : "") + std::to_string(right_cols[i]);
+  return "in row " + std::to_string(r) + " only " + std::to_string(right_cols.size()) + " of " +
+         std::to_string(cols) + " elements are right (column" + (right_cols.size() > 1 ? "s " : " ") + which + (right_cols.size() > 3 ? ", ..." : "") +
+         "), and the others are off by " + std::to_string(groups - 1) + " different factor" +
+         (groups > 2 ? "s" : "") + ": each thread wrote its elements with its own maximum and "
+         "sum, not the row's. After the merge every thread must hold the row's (m, s): a __shfl_down_sync tree "
+         "leaves it in lane 0 only (use __shfl_xor_sync, or broadcast lane 0's with __shfl_sync)";
+}
+
 // `got` is out as downloaded, `hits` the writes outside it.
 wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Reference& ref,
                      const std::vector<float>& got, const std::vector<wb::GuardHit>& hits) {
@@ -139,6 +175,73 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   }
   if (nonfinite > 0) {
     const int r = int(first_nonfinite / cols);
+    // Rows with a non-finite output, and rows that are all right, by the shape of their inputs.
+    // A "spike" row has one element at least 88 above every other (exp(spike - m) overflows for
+    // any m that misses it), the others within [-80, 80]; a "moderate" row lies within 80 of 0 and
+    // of itself, where no exp(x - m') overflows or is 0 everywhere, whatever m' <= max the kernel
+    // subtracted.
+    struct Shape {
+      float lo, hi, second;  // the smallest, the largest, the largest but one (at another column)
+      int at;                // the column of the largest
+    };
+    auto shape_of_row = [&](int row_index) {
+      const float* x = in.data() + std::size_t(row_index) * cols;
+      Shape s{x[0], x[0], -INFINITY, 0};
+      for (int col = 1; col < cols; ++col) {
+        s.lo = std::min(s.lo, x[col]);
+        if (x[col] > s.hi) {
+          s.second = s.hi;
+          s.hi = x[col];
+          s.at = col;
+        } else {
+          s.second = std::max(s.second, x[col]);
+        }
+      }
+      return s;
+    };
+    auto spike = [](const Shape& s) { return s.hi - s.second >= 88 && s.second <= 80 && s.lo >= -80; };
+    auto moderate = [](const Shape& s) { return s.hi <= 80 && s.lo >= -80 && s.hi - s.lo <= 80; };
+    bool all_spikes = true, all_moderate = true;
+    int right_spike = -1;
+    for (int row_index = 0; row_index < rows; ++row_index) {
+      bool nan_here = false, right = true;
+      for (int col = 0; col < cols; ++col) {
+        const std::size_t k = std::size_t(row_index) * cols + col;
+        nan_here = nan_here || (!wb::never_written(got[k]) && !std::isfinite(got[k]));
+        right = right && !wb::never_written(got[k]) && std::fabs(double(got[k]) - ref.out[k]) <= ref.tol[k];
+      }
+      const Shape s = shape_of_row(row_index);
+      if (nan_here) {
+        all_spikes = all_spikes && spike(s) && s.at > 0;
+        all_moderate = all_moderate && moderate(s);
+      } else if (right && spike(s) && (right_spike < 0 || s.at > shape_of_row(right_spike).at)) {
+        right_spike = row_index;
+      }
+    }
+    const Shape s = shape_of_row(r);
+    if (all_spikes && right_spike >= 0) {
+      const Shape good = shape_of_row(right_spike);
+      c.diagnosis = exercise::cell("out", r, first_nonfinite % cols) + " is " +
+                    wb::format_value(got[first_nonfinite]) + ": row " + std::to_string(r) + "'s largest element, " +
+                    exercise::cell("in", r, s.at) + " = " + wb::format_value(s.hi, 4) + ", is " +
+                    wb::format_value(s.hi - s.second, 3) + " above every other, late in the row, while row " +
+                    std::to_string(right_spike) + ", whose largest is at column " + std::to_string(good.at) +
+                    ", is right: the maximum subtracted missed it, and exp() of more than 88.7 overflows to infinity. "
+                    "Every element of the row, whatever its column, must go into the maximum (is it taken over only "
+                    "the first columns, the first 32, or the elements a thread keeps in registers?)";
+      return c;
+    }
+    if (all_moderate) {
+      c.diagnosis = exercise::cell("out", r, first_nonfinite % cols) + " is " +
+                    wb::format_value(got[first_nonfinite]) + ", in a row of " + std::to_string(cols) +
+                    (cols == 1 ? " column" : " columns") + " whose inputs lie between " + wb::format_value(s.lo, 4) + " and " +
+                    wb::format_value(s.hi, 4) +
+                    ", where no exp(x - m) overflows: the NaN comes from merging (m, s) pairs. A thread (or lane) "
+                    "that got no element of the row keeps (-INFINITY, 0), and merging two of them computes "
+                    "exp(-INFINITY - -INFINITY) = exp(NaN): when both maxima are -INFINITY, the merge must keep "
+                    "(-INFINITY, 0) without calling exp()";
+      return c;
+    }
     const float* row = in.data() + std::size_t(r) * cols;
     const float lo = *std::min_element(row, row + cols), hi = *std::max_element(row, row + cols);
     c.diagnosis = exercise::cell("out", r, first_nonfinite % cols) + " is " + wb::format_value(got[first_nonfinite]) +
@@ -176,6 +279,8 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
                     ", not 1): the sum they are divided by is "
                     "wrong. When the running maximum grows from m to m', is the sum so far multiplied by "
                     "exp(m - m')? When two threads' (m, s) are combined, is each s rescaled to the larger m first?";
+  } else if (const std::string groups = own_maximum(cols, ref, got, r); !groups.empty()) {
+    c.diagnosis = groups;
   } else {
     std::size_t k = base;
     while (k + 1 < base + cols && std::fabs(double(got[k]) - ref.out[k]) <= ref.tol[k]) ++k;
@@ -242,6 +347,28 @@ TEST_CASE("the largest element last, first, or far above the rest", "[x04][corre
     in[3 * std::size_t(cols) + c] = c == cols / 3 ? 31.0f : 1.0f;
   }
   WB_REQUIRE_MATCH(run_case(in, rows, cols, shape_of(rows, cols, "increasing, decreasing, equal, one dominant")));
+}
+
+TEST_CASE("the largest element late in the row and 100 above the rest", "[x04][correctness]") {
+  WB_REQUIRE_DEVICE();
+  // One row per place of the largest element: first (a maximum taken from the first columns only
+  // gets it), past the first 32 columns, the middle, the last column, and past the first 8192
+  // (the elements a thread keeps in registers). exp(100) overflows float32: a maximum that misses
+  // the element shows as infinity or NaN.
+  const int cols = GENERATE(33, 100, 1000, 1025, 4099, 8197);
+  CAPTURE(cols);
+  std::vector<int> at = {0, 32, cols / 2, cols - 1};
+  if (cols > 8192) at.push_back(8192);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  const int rows = int(at.size());
+  std::vector<float> in = random_rows(rows, cols, -4.0f, 4.0f, std::uint64_t(cols) * 13 + 5);
+  for (int r = 0; r < rows; ++r) in[std::size_t(r) * cols + at[std::size_t(r)]] = 104.0f + float(r);
+  std::string where;
+  for (int a : at) where += (where.empty() ? "" : ", ") + std::to_string(a);
+  WB_REQUIRE_MATCH(run_case(in, rows, cols,
+                            shape_of(rows, cols, "random floats in [-4, 4), and 104 + r in row r at column " + where +
+                                                     " (one per row)")));
 }
 
 TEST_CASE("in and out off a 16-byte boundary, each alone and both together", "[x04][correctness]") {

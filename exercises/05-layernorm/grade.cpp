@@ -1,7 +1,8 @@
 // Exercise 05's grader: student::layernorm against a host reference in double for rows of awkward
 // lengths (1, 31, 33, around multiples of 32, 128 and 1024), rows whose mean is large next to
 // their spread (where E[x^2] - E[x]^2 in float32 loses everything to cancellation), rows of equal
-// elements (variance 0: only eps keeps rstd finite), a large eps (so that forgetting it shows),
+// elements (variance 0: only eps keeps rstd finite), rows of one value but for the last element,
+// a large eps (so that forgetting it shows),
 // pointers off a 16-byte boundary, more rows than a grid of resident warps; then, on a GPU, its
 // speed against the solution and PyTorch's layer norm (shown, not graded).
 //
@@ -15,7 +16,9 @@
 //
 // A wrong result is explained in the exercise's terms: rows or columns never written, a mean
 // that is the row's sum, a variance divided by cols - 1, eps left out (rstd infinite for a row
-// of equal elements), rstd = sqrt(var + eps) instead of its reciprocal, a variance lost to
+// of equal elements) or added after the square root, a wrong rstd for a row of equal elements
+// (the per-thread update is wrong: no merge can change a variance of 0), rstd = sqrt(var + eps)
+// instead of its reciprocal, a variance lost to
 // cancellation (a row whose mean is large next to its spread), a variance too small or too
 // large (two threads' statistics merged without the term for their means' difference), y
 // without gamma or without beta.
@@ -143,7 +146,10 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
                   std::to_string(c.unwritten) + " never written, first " + at;
     return c;
   }
-  auto near = [&](double v) { return std::fabs(g - v) <= tol[r] + 1e-6 * std::fabs(v); };
+  // (an infinite v is near only an infinite g: |g - inf| <= inf would match every finite g)
+  auto near = [&](double v) {
+    return std::isfinite(v) ? std::fabs(g - v) <= tol[r] + 1e-6 * std::fabs(v) : g == v;
+  };
   const double mean = ref.mean[r], var = ref.var[r], stdev = std::sqrt(var);
   const std::string row = "row " + std::to_string(r);
   if (name == "mean") {
@@ -173,11 +179,22 @@ wb::Comparison judge_rows(const std::string& name, const std::vector<float>& got
   } else if (var == 0 && std::isinf(g)) {
     c.diagnosis = at + " is infinite for a row whose elements are all equal (variance 0): eps must be added to the "
                   "variance before the square root, 1 / sqrt(var + eps)";
+  } else if (std::isfinite(g) && near(1 / (stdev + k.eps))) {
+    c.diagnosis = at + " is 1 / (sqrt(var) + eps) (" + wb::format_value(g, 4) + ", expected " +
+                  wb::format_value(ref.rstd[r], 4) + (var == 0 ? " for a row of variance 0" : "") +
+                  "): eps goes inside the square root, rstd = 1 / sqrt(var + eps)";
   } else if (near(1 / stdev)) {
     c.diagnosis =
         at + " is 1 / sqrt(var), without eps (eps = " + wb::format_value(k.eps) + " here): rstd = 1 / sqrt(var + eps)";
   } else if (near(std::sqrt(var + k.eps))) {
     c.diagnosis = at + " is sqrt(var + eps), the standard deviation, not its reciprocal 1 / sqrt(var + eps)";
+  } else if (var == 0 && std::isfinite(g)) {
+    c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected 1 / sqrt(eps) = " +
+                  wb::format_value(ref.rstd[r], 4) + ": " + row + "'s elements are all equal (" +
+                  (k.cols == 1 ? std::string("it has one element") : "variance 0") +
+                  "), so every thread's M2 is 0 and merging cannot change that: the variance each thread accumulates "
+                  "is wrong. Welford's update is n += 1; d = x - mean; mean += d / n; M2 += d * (x - mean), the last "
+                  "factor with the new mean (with the old one, d * d, the first element alone adds x^2)";
   } else {
     c.diagnosis = at + " is " + wb::format_value(g, 4) + ", expected " + wb::format_value(ref.rstd[r], 4) +
                   ": the variance is too " + (std::isfinite(g) && g > ref.rstd[r] ? "small" : "large") +
@@ -338,6 +355,20 @@ TEST_CASE("rows of equal elements (variance 0), and a large eps", "[x05][correct
   for (int r = 0; r < 3; ++r) std::fill(k.x.begin() + std::size_t(r) * cols, k.x.begin() + std::size_t(r + 1) * cols, 2.5f * r - 1);
   WB_REQUIRE_MATCH(run_case(k));
   WB_REQUIRE_MATCH(run_case(random_case(5, cols, -0.5f, 0.5f, "x random in [-0.5, 0.5), eps = 0.25", 0.25f)));
+}
+
+TEST_CASE("rows of one value but for a last element far from it", "[x05][correctness]") {
+  WB_REQUIRE_DEVICE();
+  // All the variance is in the last column: a mean or variance that misses some columns (the
+  // last, partial step; those past what a thread keeps in registers) is far off, not a little.
+  const int cols = GENERATE(33, 1025, 8197);
+  CAPTURE(cols);
+  Case k = random_case(2, cols, -3.0f, 5.0f, "rows of 1.5 but for the last element, 40 and -20");
+  for (int r = 0; r < 2; ++r) {
+    std::fill(k.x.begin() + std::size_t(r) * cols, k.x.begin() + std::size_t(r + 1) * cols, 1.5f);
+    k.x[std::size_t(r + 1) * cols - 1] = r ? -20.0f : 40.0f;
+  }
+  WB_REQUIRE_MATCH(run_case(k));
 }
 
 TEST_CASE("x, gamma, beta and y off a 16-byte boundary, each alone and all together", "[x05][correctness]") {

@@ -1,7 +1,8 @@
 // Exercise 06's grader: student::conv1d against a host reference for signals of awkward lengths
 // (0, 1, 2, 31, 33, around multiples of 256 and 1024, primes, a signal shorter than the filter)
 // and radii from 0 to kConvMaxRadius, calls in a row with different filters (the constant array
-// must be refreshed at every call), then, on a GPU, its speed against the solution and PyTorch's
+// must be refreshed at every call), a second call on the same buffers with new contents (a filter
+// cached by its pointer is stale), then, on a GPU, its speed against the solution and PyTorch's
 // conv1d without cuDNN (its own kernels) and with it (shown, not graded).
 //
 // Exactness: the signal is non-zero integers from -3 to 9 and the filter from -2 to 4, so every
@@ -11,7 +12,8 @@
 // neighbours left (or right) of some index missing (a halo not loaded, or not far enough), the
 // filter applied reversed (a convolution in the mathematician's sense, filter[2 radius - k]), only
 // the first taps of the filter (a copy to constant memory too short: its size is in bytes), the
-// filter of an earlier call (the constant array not refreshed), elements never written, writes past n.
+// filter of an earlier call (the constant array not refreshed), elements never written, writes past n,
+// a bad argument for the larger radii only (a __constant__ array too short for them).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -70,7 +72,7 @@ std::string span(std::int64_t a, std::int64_t b) {
 // few written elements that are wrong (at most 8); a pattern must fit every one of them that it
 // concerns, so that a chance equality of two sums of small integers explains nothing.
 std::string explain(const Case& t, const std::vector<std::int64_t>& wrong, const std::vector<float>& got,
-                    const std::vector<float>* previous_filter) {
+                    const std::vector<float>* previous_filter, bool same_pointers) {
   const int taps = 2 * t.radius;
   auto f = [&](int k) { return t.filter[k]; };
   const std::int64_t i = wrong.front();
@@ -111,16 +113,21 @@ std::string explain(const Case& t, const std::vector<std::int64_t>& wrong, const
     if (fits_all(f, last))
       return at + " uses only the first " + std::to_string(last + 1) + " of the filter's " + std::to_string(taps + 1) +
              " taps (the others count as 0): was the whole filter copied to constant memory? cudaMemcpyToSymbol's "
-             "count is in bytes: (2 radius + 1) * sizeof(float)";
+             "count is in bytes: (2 radius + 1) * sizeof(float), and the __constant__ array must hold "
+             "2 * kConvMaxRadius + 1 floats";
   if (previous_filter && previous_filter->size() >= std::size_t(taps + 1) &&
       fits_all([&](int k) { return (*previous_filter)[k]; }, taps))
-    return at + " was computed with the previous call's filter: the filter must be copied to constant memory at "
-           "every call, before the kernel runs";
+    return same_pointers
+               ? at + " was computed with the previous call's filter, though the filter pointer is the same and its "
+                      "contents changed: copy the filter to constant memory at every call (an unchanged pointer says "
+                      "nothing about what it points to)"
+               : at + " was computed with the previous call's filter: the filter must be copied to constant memory "
+                      "at every call, before the kernel runs";
   return "";
 }
 
 wb::Comparison judge(const Case& t, const std::vector<double>& want, const wb::DeviceBuffer<float>& out,
-                     const std::vector<float>* previous_filter) {
+                     const std::vector<float>* previous_filter, bool same_pointers = false) {
   wb::Comparison c = wb::guarded_comparison("out", t.n, t.context, out, [&](std::int64_t at) {
     return at < 0 ? "out[" + std::to_string(at) + "] was written, before the start of out: an index went negative"
                   : "out[" + std::to_string(at) + "] was written, past the end of out (n = " +
@@ -156,7 +163,7 @@ wb::Comparison judge(const Case& t, const std::vector<double>& want, const wb::D
     c.diagnosis = std::to_string(c.unwritten) + " elements of out were never written, first out[" +
                   std::to_string(first_unwritten) + "]: does every thread store each of its outputs below n?";
   } else {
-    const std::string why = explain(t, written_wrong, got, previous_filter);
+    const std::string why = explain(t, written_wrong, got, previous_filter, same_pointers);
     c.diagnosis = !why.empty()
                       ? why
                       : "wrong values in " + std::to_string(c.wrong - c.unwritten) + " of " + std::to_string(t.n) +
@@ -167,12 +174,51 @@ wb::Comparison judge(const Case& t, const std::vector<double>& want, const wb::D
   return c;
 }
 
+// What the calls so far that returned no error had: the largest radius, the smallest n.
+struct Worked {
+  int radius = -1;
+  int n = -1;
+};
+Worked worked;
+
+// Calls student::conv1d on buffers that hold t's signal and filter. A bad argument it returns is
+// explained here when the call worked for smaller radii (a __constant__ array too short for the
+// larger filters: cudaMemcpyToSymbol refuses a copy past its end); other errors as run_launch says.
+void launch_case(const Case& t, wb::DeviceBuffer<float>& din, wb::DeviceBuffer<float>& dfilter,
+                 wb::DeviceBuffer<float>& dout) {
+  const std::string what = "conv1d (" + t.context + ")";
+  cudaError_t code = cudaSuccess;
+  wb::run_launch(what, [&] {
+    try {
+      student::conv1d(din.data(), dout.data(), t.n, dfilter.data(), t.radius);
+    } catch (const wb::CudaError& e) {  // a WB_CUDA_CHECK around the copy
+      code = e.code();
+    }
+    if (code == cudaSuccess) code = cudaGetLastError();
+    if (code != cudaErrorInvalidValue) {  // not ours to explain: run_launch does
+      if (code != cudaSuccess) throw wb::CudaError(code, "student::conv1d", __FILE__, __LINE__);
+      return;
+    }
+  });
+  if (code == cudaErrorInvalidValue) {
+    std::string headline;
+    if (worked.radius >= 0 && t.radius > worked.radius && worked.n <= t.n)
+      headline = what + " returned cudaErrorInvalidValue (a bad argument), though calls with radius up to " +
+                 std::to_string(worked.radius) + " ran without one: the filter's 2 radius + 1 = " +
+                 std::to_string(2 * t.radius + 1) + " floats do not fit in the __constant__ array, and "
+                 "cudaMemcpyToSymbol refused the copy (the kernel ran with whatever the array held). Declare it with "
+                 "2 * kConvMaxRadius + 1 = " + std::to_string(2 * kConvMaxRadius + 1) + " floats";
+    wb::fail_with_cuda_error(what, code, headline);
+  }
+  worked.radius = std::max(worked.radius, t.radius);
+  worked.n = worked.n < 0 ? t.n : std::min(worked.n, t.n);
+}
+
 wb::Comparison run_case(const Case& t, const std::vector<float>* previous_filter = nullptr) {
   wb::DeviceBuffer<float> din(t.in), dfilter(t.filter), dout(std::size_t(t.n));
   dout.poison();
   const std::vector<double> want = reference(t);
-  wb::run_launch("conv1d (" + t.context + ")",
-                 [&] { student::conv1d(din.data(), dout.data(), t.n, dfilter.data(), t.radius); });
+  launch_case(t, din, dfilter, dout);
   return wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", t.in, din}, {"filter", t.filter, dfilter}}, "out"),
                                 [&] { return judge(t, want, dout, previous_filter); }, t.context);
 }
@@ -200,6 +246,27 @@ TEST_CASE("calls in a row with different filters", "[x06][correctness]") {
   Case s = int_case(700, 2, 3);
   s.context += ", after a call with radius 6";
   WB_REQUIRE_MATCH(run_case(s, &b.filter));
+}
+
+TEST_CASE("the same buffers again, with a new filter and signal in them", "[x06][correctness]") {
+  WB_REQUIRE_DEVICE();
+  // A filter cached by its pointer (copied only when `filter` differs from the last call's) keeps
+  // the first call's taps: the pointers stay, the contents change.
+  const int n = 3001, radius = 9;
+  Case first = int_case(n, radius, 4), second = int_case(n, radius, 5);
+  first.context += ", first call";
+  second.context += ", the same in, filter and out pointers, new contents";
+  wb::DeviceBuffer<float> din(first.in), dfilter(first.filter), dout{std::size_t(n)};
+  for (const Case* t : {&first, &second}) {
+    din.upload(t->in);
+    dfilter.upload(t->filter);
+    dout.poison();
+    const std::vector<double> want = reference(*t);
+    launch_case(*t, din, dfilter, dout);
+    WB_REQUIRE_MATCH(wb::inputs_then_output(
+        wb::inputs_unchanged<float>({{"in", t->in, din}, {"filter", t->filter, dfilter}}, "out"),
+        [&] { return judge(*t, want, dout, t == &second ? &first.filter : nullptr, t == &second); }, t->context));
+  }
 }
 
 TEST_CASE("nothing to do, and a long signal", "[x06][correctness]") {

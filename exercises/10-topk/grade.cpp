@@ -1,17 +1,19 @@
 // Exercise 10's grader: student::topk against a host reference (a sort of each row by the
-// contract's order) for many shapes and k, rows full of ties, rows with -infinity, rows sorted
+// contract's order) for many shapes and k, rows full of ties, -0 beside +0, rows with -infinity, rows sorted
 // both ways, more rows than a grid of resident warps; then, on a GPU, its speed against the
 // solution and torch.topk.
 //
 // Every check is exact: the answer is a choice of elements, not arithmetic. A wrong row is
 // explained in the exercise's terms: an index that is not a column, values and indices that
 // disagree, a column listed twice, the right values in the wrong order, ties broken the wrong
-// way, the k smallest instead of the largest, the top k of only the first columns of the row,
+// way (-0 below +0: bits compared, not values), the k smallest instead of the largest, the order of
+// the floats' bits as integers, the top k of only the first columns of the row,
 // rows never reached.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <numeric>
@@ -46,13 +48,24 @@ std::vector<int> top_columns(const float* row, int cols, int k, bool smallest = 
 }
 
 // ---- diagnosis ----
-enum class Kind { ok, unwritten, bad_index, disagree, repeated, order, ties, smallest, prefix, other };
+enum class Kind { ok, unwritten, bad_index, disagree, repeated, order, ties, smallest, int_bits, prefix, other };
+
+// -0 and +0: equal values, told apart only by their bits.
+bool zeros_of_both_signs(float a, float b) { return a == 0 && b == 0 && std::signbit(a) != std::signbit(b); }
+
+// The float's bits read as a signed integer (what comparing __float_as_int values compares).
+std::int32_t int_bits(float v) {
+  std::int32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
 
 struct RowVerdict {
   Kind kind = Kind::ok;
   int j = 0;            // the position in the row's list the message names
   int prefix = 0;       // Kind::prefix: the columns looked at
   std::string detail;   // the sentence's specifics
+  bool signed_zeros = false;  // Kind::order, Kind::ties: the two elements are -0 and +0
 };
 
 // What is wrong with one row's list (`detail` false: only whether it is right, unwritten or wrong).
@@ -84,9 +97,10 @@ RowVerdict judge_row(const float* row, int cols, int k, const float* gv, const i
     for (int j = 0; j + 1 < k; ++j)
       if (!better(gv[j], gi[j], gv[j + 1], gi[j + 1]))
         return {Kind::order, j, 0,
-                "position " + std::to_string(j) + " holds " + wb::format_value(gv[j]) + " (column " +
+                "position " + std::to_string(j) + " holds " + wb::format_value(row[gi[j]]) + " (column " +
                     std::to_string(gi[j]) + "), position " + std::to_string(j + 1) + " holds " +
-                    wb::format_value(gv[j + 1]) + " (column " + std::to_string(gi[j + 1]) + ")"};
+                    wb::format_value(row[gi[j + 1]]) + " (column " + std::to_string(gi[j + 1]) + ")",
+                zeros_of_both_signs(row[gi[j]], row[gi[j + 1]])};
   }
   // The right values, but other columns among equal values: ties broken the other way.
   bool same_values = true;
@@ -95,11 +109,22 @@ RowVerdict judge_row(const float* row, int cols, int k, const float* gv, const i
     for (int j = 0; j < k; ++j)
       if (gi[j] != want[j])
         return {Kind::ties, j, 0,
-                "position " + std::to_string(j) + " holds the value " + wb::format_value(gv[j]) + " from column " +
-                    std::to_string(gi[j]) + ", where column " + std::to_string(want[j]) + " holds the same value"};
+                "position " + std::to_string(j) + " holds the value " + wb::format_value(row[gi[j]]) +
+                    " from column " + std::to_string(gi[j]) + ", where column " + std::to_string(want[j]) + " holds " +
+                    (zeros_of_both_signs(row[gi[j]], row[want[j]]) ? wb::format_value(row[want[j]]) + ", an equal value"
+                                                                   : std::string("the same value")),
+                zeros_of_both_signs(row[gi[j]], row[want[j]])};
   }
   const std::vector<int> low = top_columns(row, cols, k, true);
   if (std::equal(low.begin(), low.end(), gi)) return {Kind::smallest};
+  {  // ordered by the bits as integers: right for non-negative floats, backwards for negative ones
+    std::vector<int> idx(cols);
+    std::iota(idx.begin(), idx.end(), 0);
+    std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int a, int b) {
+      return int_bits(row[a]) > int_bits(row[b]) || (int_bits(row[a]) == int_bits(row[b]) && a < b);
+    });
+    if (std::equal(idx.begin(), idx.begin() + k, gi)) return {Kind::int_bits};
+  }
   std::vector<int> part;  // the top k of the first p columns, best first, grown one column at a time
   for (int p = 1; p < cols; ++p) {
     const int c = p - 1;
@@ -169,18 +194,36 @@ wb::Comparison judge(const Case& t, const wb::DeviceBuffer<float>& values, const
   } else if (first.kind == Kind::unwritten) {
     c.diagnosis = std::to_string(unwritten) + " rows were never written, first row " + std::to_string(first_unwritten);
   } else if (first.kind == Kind::bad_index) {
+    const float* in_row = t.in.data() + std::size_t(first_row) * t.cols;
+    const bool negatives = std::any_of(in_row, in_row + t.cols, [](float v) { return v < 0 && std::isfinite(v); });
     c.diagnosis = first.detail + at + ", which is not a column of the row (0 to " + std::to_string(t.cols - 1) +
                   "): an empty entry's index written out (fewer than k entries found?), or an index counted in loads "
-                  "rather than columns";
+                  "rather than columns" +
+                  (negatives && t.cols >= t.k
+                       ? std::string(". The row has k elements or more, some negative: was an element judged below an "
+                                     "empty entry (-INFINITY)? Read as integers, the bits of every negative float are "
+                                     "below those of -INFINITY (and run backwards: -2 above -1): compare the floats "
+                                     "themselves")
+                       : std::string());
   } else if (first.kind == Kind::disagree) {
     c.diagnosis = first.detail + at + ": each value must come with its own column (do values and indices move "
                   "together when the list changes?)";
   } else if (first.kind == Kind::repeated) {
     c.diagnosis = first.detail + at + ": an element was inserted twice, or an entry was copied instead of moved "
                   "when the list shifted";
+  } else if (first.signed_zeros) {
+    c.diagnosis = std::string(first.kind == Kind::order ? "the right k elements, but not in the contract's order"
+                                                        : "ties broken the wrong way") +
+                  at + ": " + first.detail +
+                  "; -0 and +0 are equal values, so the lower column comes first: compare the floats (-0 == 0), not "
+                  "their bits (a key made from the bits puts -0 below +0)";
   } else if (first.kind == Kind::order) {
     c.diagnosis = "the right k elements, but not in the contract's order" + at + ": " + first.detail +
                   "; values[r * k] must be the largest, and equal values go lower column first";
+  } else if (first.kind == Kind::int_bits) {
+    c.diagnosis = "the top k by the floats' bits read as signed integers, not by value" + at +
+                  ": for negative floats the bits run backwards (-2 comes above -1). Compare the floats themselves "
+                  "(or flip the bits of negative ones, all but the sign, before comparing keys)";
   } else if (first.kind == Kind::ties) {
     c.diagnosis = "the right values, but ties broken the wrong way" + at + ": " + first.detail +
                   "; of equal values the one in the lower column counts as the larger (compare the column when the "
@@ -249,6 +292,29 @@ TEST_CASE("rows with -infinity, rows sorted both ways, negative rows", "[x10][co
   for (int c = 0; c < cols; ++c) t.in[4 * cols + c] = -INFINITY;              // nothing but -inf: the first k columns
   t.context = what(rows, cols, k) + ", rows: mostly -inf, ascending, descending, negative, all -inf, random";
   WB_REQUIRE_MATCH(run_case(t));
+}
+
+TEST_CASE("-0 beside +0: equal values, the lower column first", "[x10][correctness]") {
+  WB_REQUIRE_DEVICE();
+  // Row 0 alternates -0 and +0, row 1 has the +0s first and the -0s after, rows 2 and 3 mix -0,
+  // +0, 1 and -1 at random (equal values far apart, in different lanes and steps), row 4 is -0
+  // in column 0 and +0 in column 1 ahead of negative values. By value -0 == +0: only the column
+  // orders them. A comparison of the bits (a radix-style key) puts every -0 below every +0.
+  const auto [cols, k] = GENERATE(table<int, int>({{64, 20}, {300, 32}}));
+  CAPTURE(cols, k);
+  const int rows = 5;
+  const std::vector<float> pick = exercise::random_ints(std::size_t(rows) * cols, 1, 4, std::uint64_t(cols) * 5 + 1);
+  std::vector<float> in(std::size_t(rows) * cols);
+  for (int c = 0; c < cols; ++c) {
+    in[c] = c % 2 ? 0.0f : -0.0f;
+    in[std::size_t(cols) + c] = c < cols / 2 ? 0.0f : -0.0f;
+    for (int r = 2; r < 4; ++r) {
+      const float p = pick[std::size_t(r) * cols + c];
+      in[std::size_t(r) * cols + c] = p == 1 ? -0.0f : p == 2 ? 0.0f : p == 3 ? 1.0f : -1.0f;
+    }
+    in[4 * std::size_t(cols) + c] = c == 0 ? -0.0f : c == 1 ? 0.0f : -1.0f - float(c % 7);
+  }
+  WB_REQUIRE_MATCH(run_case({in, rows, cols, k, what(rows, cols, k) + ", -0, +0, 1 and -1 (many equal zeros)"}));
 }
 
 TEST_CASE("no rows at all, and more rows than the grid has warps", "[x10][correctness]") {

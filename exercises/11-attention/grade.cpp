@@ -1,6 +1,7 @@
 // Exercise 11's grader: student::attention against a float64 reference for every head dimension
 // (32, 64, 128) and sequence lengths around the tile sizes (1, 2, 31, 32, 33, 63, 65, 129, ...),
-// scores large enough to overflow exp() unless the row's maximum is subtracted, then, on a GPU,
+// scores large enough to overflow exp() unless the row's maximum is subtracted, rows whose
+// largest score comes late (past the first 32 keys, the last key) and 100 above the rest, then, on a GPU,
 // its speed against the solution and PyTorch's scaled_dot_product_attention.
 //
 // Tolerance, per query i, from an error bound rather than a guess: a float32 dot product of
@@ -13,7 +14,9 @@
 // A wrong O is explained by comparing it with what common mistakes compute: scores not scaled
 // by 1/sqrt(d) (or scaled by 1/d), weights not divided by their sum, the softmax taken down the
 // columns, every key weighted equally, K's rows summed instead of V's, only the first keys used
-// (a tile or a tail skipped), NaN or infinity from exp() overflowing, queries never written.
+// (a tile or a tail skipped), keys past n in a partial tile scored 0 (not -infinity), O stored
+// transposed, NaN or infinity from exp() overflowing (the maximum not subtracted, or taken over
+// the first keys only: rows whose largest score comes late), queries never written.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -192,7 +195,80 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
     return c;
   }
   const std::string row = "O[" + std::to_string(first_row) + "]";
+  if (t.n > 1) {  // O[i][c] stored at c * n + i?
+    bool transposed = true;
+    for (int i = 0; i < t.n && transposed; ++i)
+      for (int col = 0; col < t.d && transposed; ++col)
+        transposed = std::fabs(double(got[std::size_t(col) * t.n + i]) - ref.O[std::size_t(i) * t.d + col]) <=
+                     ref.bound[i];
+    if (transposed) {
+      c.diagnosis = "O is stored transposed: O[i][c] (query i, dimension c) was written at c * n + i; O is n x d, "
+                    "row-major: query i's output row starts at i * d";
+      return c;
+    }
+  }
   if (nonfinite) {
+    // Queries whose largest score is at least 88 above every earlier one (key > 0): a maximum that
+    // missed that key overflows exp(). Are those the only NaN rows, and is a row whose largest
+    // score comes first right?
+    auto score = [&](int i, int j) {
+      double dot = 0;
+      for (int col = 0; col < t.d; ++col) dot += double(t.Q[std::size_t(i) * t.d + col]) * t.K[std::size_t(j) * t.d + col];
+      return dot / std::sqrt(double(t.d));
+    };
+    struct Peak {
+      int key = 0;
+      double top = -INFINITY, before = -INFINITY;  // the largest score, and the largest at an earlier key
+    };
+    auto peak = [&](int i) {
+      Peak p;
+      for (int j = 0; j < t.n; ++j) {
+        const double sc = score(i, j);
+        if (sc > p.top) {
+          p.before = std::max(p.before, p.top);
+          p.top = sc;
+          p.key = j;
+        } else {
+          p.before = std::max(p.before, sc);  // (only its value before the peak matters: see below)
+        }
+      }
+      return p;
+    };
+    bool all_late = t.n <= 512;  // (n^2 d scores: the diagnosis is for the small cases)
+    int right_first = -1, bad = -1;
+    Peak bad_peak;
+    for (int i = 0; i < t.n && all_late; ++i) {
+      bool row_nonfinite = false, right = true;
+      for (int col = 0; col < t.d; ++col) {
+        const std::size_t k = std::size_t(i) * t.d + col;
+        row_nonfinite = row_nonfinite || (!wb::never_written(got[k]) && !std::isfinite(got[k]));
+        right = right && std::fabs(double(got[k]) - ref.O[k]) <= ref.bound[i];
+      }
+      if (!row_nonfinite && !right) continue;
+      Peak p = peak(i);
+      double earlier = -INFINITY;  // the largest score at a key before the peak
+      for (int j = 0; j < p.key; ++j) earlier = std::max(earlier, score(i, j));
+      if (row_nonfinite) {
+        all_late = p.key > 0 && p.top - earlier >= 88;
+        if (bad < 0) {
+          bad = i;
+          bad_peak = p;
+          bad_peak.before = earlier;
+        }
+      } else if (p.key == 0 && p.top - p.before >= 88 && right_first < 0) {
+        right_first = i;
+      }
+    }
+    if (all_late && bad >= 0 && right_first >= 0) {
+      c.diagnosis = "O holds NaN or infinity (first in row " + std::to_string(bad) + "): query " +
+                    std::to_string(bad) + "'s largest score, " + wb::format_value(bad_peak.top, 4) + " at key " +
+                    std::to_string(bad_peak.key) + ", is " + wb::format_value(bad_peak.top - bad_peak.before, 3) +
+                    " above every earlier key's, while query " + std::to_string(right_first) +
+                    ", whose largest score is at key 0, is right: the maximum subtracted missed that key, and exp() "
+                    "of more than 88.7 overflows. Every key's score must go into the running maximum (is it taken "
+                    "over the first tile, or the first 32 keys, only?)";
+      return c;
+    }
     c.diagnosis = "O holds NaN or infinity (first in row " + std::to_string(first_row) + ")" +
                   (ref.max_score > 80 ? ": exp() of a large score overflowed float32 (exp(89) already does); subtract "
                                         "each row's maximum score before exp(), which changes no weight (the factor "
@@ -226,6 +302,28 @@ wb::Comparison judge(const Case& t, const Reference& ref, const wb::DeviceBuffer
                     " keys: keys from " + std::to_string(keys) + " on never reached the softmax or the sum (a last, "
                     "partial tile of keys skipped, or a loop bound of n - 1?)";
       return c;
+    }
+  }
+  {  // keys past n (a partial last tile) scored 0, not -infinity, with values 0: O shrunk by S / (S + p)
+    const std::vector<double> want(ref.O.begin() + std::size_t(first_row) * t.d,
+                                   ref.O.begin() + std::size_t(first_row + 1) * t.d);
+    double S = 0;  // sum_j exp(s_j), the exact weights' total
+    for (int j = 0; j < t.n; ++j) {
+      double dot = 0;
+      for (int col = 0; col < t.d; ++col)
+        dot += double(t.Q[std::size_t(first_row) * t.d + col]) * t.K[std::size_t(j) * t.d + col];
+      S += std::exp(dot / sqrt_d);
+    }
+    for (int pad = 1; pad <= 256 && std::isfinite(S); ++pad) {
+      std::vector<double> shrunk = want;
+      for (auto& x : shrunk) x *= S / (S + pad);
+      if (row_matches(got, first_row, t.d, shrunk, b)) {
+        c.diagnosis = row + " is as if " + std::to_string(pad) + " more key" + (pad > 1 ? "s" : "") +
+                      " of score 0 and value 0 were in its softmax: the keys past n in the last, partial tile "
+                      "(loaded as zeros) were scored 0, so each weighs as much as a real key of score 0; give them the "
+                      "score -INFINITY (weight 0)";
+        return c;
+      }
     }
   }
   if (t.n <= 512 && t.n > 1 && row_matches(got, first_row, t.d, column_softmax_row(t, first_row), 100 * b)) {
@@ -266,6 +364,28 @@ TEST_CASE("large scores: exp() overflows unless each row's maximum is subtracted
   CAPTURE(d);
   const Case t = random_case(97, d, 10.0f);
   REQUIRE(reference(t).max_score > 89);  // exp(89) overflows float32: the case tests what it says
+  WB_REQUIRE_MATCH(run_case(t));
+}
+
+TEST_CASE("the largest score late in the row and 100 above the others", "[x11][correctness]") {
+  WB_REQUIRE_DEVICE();
+  // Even queries lie near (1, 1, ..., 1) and odd ones near -(1, 1, ..., 1); key 0 is
+  // (b, b, ..., b) and key `late` is -(b, b, ..., b), b = 100 / sqrt(d) (scores about +-100 at
+  // those keys, within +-1 elsewhere): an even query's largest score comes first, an odd one's
+  // at key `late` (past the first 32 keys, in the last tile, the last key). exp(100) overflows
+  // float32: a maximum taken over the first keys only shows as infinity or NaN.
+  const auto [n, d, late] = GENERATE(table<int, int, int>({{40, 32, 32}, {97, 64, 96}, {129, 128, 100}}));
+  CAPTURE(n, d, late);
+  Case t = random_case(n, d);
+  const float b = 100.0f / std::sqrt(float(d));
+  for (int i = 0; i < n; ++i)
+    for (int col = 0; col < d; ++col) {
+      float& q = t.Q[std::size_t(i) * d + col];
+      q = (i % 2 ? -1.0f : 1.0f) + 0.05f * q;
+      t.K[std::size_t(col)] = b;
+      t.K[std::size_t(late) * d + col] = -b;
+    }
+  t.context += ", scores about 100 at key 0 (even queries) and at key " + std::to_string(late) + " (odd queries)";
   WB_REQUIRE_MATCH(run_case(t));
 }
 
