@@ -274,9 +274,13 @@ std::vector<LaunchConfig> launch_log() {
 
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
+  std::size_t log_index = ~std::size_t(0);  // this launch's entry in the launch log
   {
     std::lock_guard<std::mutex> lock(log_mutex);
-    if (logging) logged.push_back({grid, block, shared_bytes, stream});
+    if (logging) {
+      log_index = logged.size();
+      logged.push_back({grid, block, shared_bytes, stream, {}, {}});
+    }
   }
   clear_launch_stats();
   {
@@ -399,6 +403,14 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     append_fault_line(line.data(), line.size());
   }
   records.publish(site.instrumented);
+  if (log_index != ~std::size_t(0)) {  // what it did, for a grader that checks every launch of a call
+    const MemoryStats stats = last_launch_memory_stats();
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (logging && log_index < logged.size()) {
+      logged[log_index].shared_use = {last_static_shared.load(), last_dynamic_shared.load()};
+      logged[log_index].memory = stats;
+    }
+  }
   if (site.instrumented) append_profile(site.kernel);
   if (note.set && !failed) warn_exit_before_barrier(g, note);
 }
