@@ -229,7 +229,8 @@ void flush_warp(Instr& I, unsigned wi) {
     st.requests += 1;
     st.sectors += static_cast<std::uint64_t>(distinct);
     st.ideal_sectors += ideal;
-    st.excess_sectors += static_cast<std::uint64_t>(distinct) > ideal ? static_cast<std::uint64_t>(distinct) - ideal : 0;
+    const auto touched = static_cast<std::uint64_t>(distinct);
+    st.excess_sectors += touched > ideal ? touched - ideal : 0;
     st.bytes += bytes;
     i = j;
   }
