@@ -2,6 +2,7 @@
 // shuffles; but a longer row gets a whole block of 8 warps, whose partial results are combined
 // through a __shared__ array and __syncthreads(): the exercise's rule broken on long rows only.
 // expect: used shared memory \([0-9]+ bytes of __shared__ arrays\)
+// cpu-only: a GPU shows a launch's dynamic shared memory only, not its __shared__ arrays; the CPU backend sees both
 #include "warp_reduce.cuh"
 
 #include <cmath>
