@@ -116,10 +116,9 @@ std::string tile_lines(const Grid& g, const std::vector<float>& got) {
     return list_of(line, empty) + (empty.size() > 1 ? ", one every " + std::to_string(period) + "," : std::string()) +
            (empty.size() > 1 ? " are" : " is") + " missing whole" +
            (suffix ? std::string() : ", though " + line + "s after " + (empty.size() > 1 ? "them" : "it") + " were") +
-           ": the " +
-           (last ? "last" : "first") + " " + line + " of every tile of " + std::to_string(period) + " " + line +
-           "s was never computed, so the threads' loop over the tile's " + line + "s stops one short (or starts "
-           "one late): it must cover all " + std::to_string(period) + " (is its bound < where it should be <=?)";
+           ": the " + (last ? "last" : "first") + " " + line + " of every tile of " + std::to_string(period) + " " +
+           line + "s was never computed, so the threads' loop over the tile's " + line + "s stops one short (or "
+           "starts one late): it must cover all " + std::to_string(period) + " (is its bound < where it should be <=?)";
   }
   return "";
 }
@@ -272,8 +271,8 @@ wb::Comparison run_case(const Grid& g) {
 }
 
 // The grids the correctness cases use (height, width).
-const std::vector<std::tuple<int, int>> kShapes = {{1, 1},   {1, 7},   {6, 1},    {2, 2},     {3, 31},
-                                                   {31, 33}, {32, 32}, {33, 32},  {8, 100},   {65, 63},
+const std::vector<std::tuple<int, int>> kShapes = {{1, 1},    {1, 7},    {6, 1},    {2, 2},     {3, 31},
+                                                   {31, 33},  {32, 32},  {33, 32},  {8, 100},   {65, 63},
                                                    {100, 129}, {257, 33}, {31, 1000}, {70, 70}};
 
 }  // namespace
