@@ -31,8 +31,9 @@ bool capture_wait(cudaStream_t stream, cudaEvent_t event);
 bool replaying_graph();
 /// How many times cudaGraphLaunch ran a graph since the program began.
 int graph_launch_count();
-/// Adds a launch to the launch log (wb_emu::log_launches), where one is being kept.
-void log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
+/// Adds a launch to the launch log (wb_emu::log_launches), where one is being kept: its index
+/// there, or ~0 when no log is kept.
+std::size_t log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
 /// Adds a cudaGraphLaunch on `stream` to the log (wb_emu::graph_launch_log).
 void log_graph_launch(cudaStream_t stream);
 /// The error a launch with this configuration gets (cudaSuccess when it may run).

@@ -46,6 +46,7 @@ struct Site {
   int bytes;
   AccessStats stats;  // global memory
   BankStats banks;    // shared memory
+  std::uint64_t shared_bytes = 0;  // shared memory: bytes its lanes accessed
 };
 // One access waiting for the rest of its warp: the thread's k-th access at `site`.
 struct Event {
@@ -108,6 +109,9 @@ struct Instr {
   std::vector<Written> written = std::vector<Written>(kSharedArena / 4 + 16);
   std::uint64_t block_stamp = 0;
   UninitRead uninit;
+  // atomics on device memory in this launch, and the address of the first
+  std::uint64_t global_atomics = 0;
+  std::uintptr_t atomic_address = 0;
   // A store by lane `thread` to the word at `offset` that another lane of its warp, `writer`, wrote
   // with the same instruction since the last barrier: a warp-uniform store when both wrote the same
   // value, which a GPU makes well defined (one lane's store, all alike), else a race. The store has
@@ -203,24 +207,31 @@ void flush_warp(Instr& I, unsigned wi) {
   for (std::size_t i = 0; i < ev.size();) {
     std::size_t j = i;
     if (I.sites[ev[i].site].key.shared) {
-      while (j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k) ++j;
+      for (; j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k; ++j)
+        I.sites[ev[i].site].shared_bytes += ev[j].bytes;
       count_banks(I, ev.data() + i, ev.data() + j, I.sites[ev[i].site].banks);
       i = j;
       continue;
     }
     std::uint64_t bytes = 0;
+    AccessStats& st = I.sites[ev[i].site].stats;
     I.segments.clear();
     for (; j < ev.size() && ev[j].site == ev[i].site && ev[j].k == ev[i].k; ++j) {
       bytes += ev[j].bytes;
+      st.lowest = std::min(st.lowest, ev[j].addr);
+      st.highest = std::max(st.highest, ev[j].addr + (ev[j].bytes ? ev[j].bytes : 1));
       for (std::uintptr_t seg = ev[j].addr >> 5; seg <= (ev[j].addr + ev[j].bytes - 1) >> 5; ++seg)
         I.segments.push_back(seg);
     }
     if (!std::is_sorted(I.segments.begin(), I.segments.end())) std::sort(I.segments.begin(), I.segments.end());
     const auto distinct = std::unique(I.segments.begin(), I.segments.end()) - I.segments.begin();
-    AccessStats& st = I.sites[ev[i].site].stats;
+    const std::uint64_t ideal = (bytes + 31) / 32;
     st.requests += 1;
     st.sectors += static_cast<std::uint64_t>(distinct);
-    st.ideal_sectors += (bytes + 31) / 32;
+    st.ideal_sectors += ideal;
+    const auto touched = static_cast<std::uint64_t>(distinct);
+    st.excess_sectors += touched > ideal ? touched - ideal : 0;
+    st.bytes += bytes;
     i = j;
   }
   ev.clear();
@@ -399,6 +410,15 @@ void shared_access(Worker& w, std::size_t offset, unsigned bytes, bool store, co
 }  // namespace
 
 namespace {
+void add_access(AccessStats& sum, const AccessStats& s) {
+  sum.requests += s.requests;
+  sum.sectors += s.sectors;
+  sum.ideal_sectors += s.ideal_sectors;
+  sum.excess_sectors += s.excess_sectors;
+  sum.bytes += s.bytes;
+  sum.lowest = std::min(sum.lowest, s.lowest);
+  sum.highest = std::max(sum.highest, s.highest);
+}
 void add_banks(BankStats& sum, const BankStats& s) {
   sum.requests += s.requests;
   sum.wavefronts += s.wavefronts;
@@ -414,9 +434,13 @@ void clear_launch_stats() {
 }
 
 void LaunchRecords::merge(Worker& w) {
-  if (!w.instr || w.instr->sites.empty()) return;
+  if (!w.instr || (w.instr->sites.empty() && w.instr->global_atomics == 0)) return;
   Instr& I = *w.instr;
   std::lock_guard<std::mutex> lock(m_);
+  if (I.global_atomics && !atomic_address_) atomic_address_ = I.atomic_address;
+  global_atomics_ += I.global_atomics;
+  I.global_atomics = 0;
+  I.atomic_address = 0;
   for (const Site& site : I.sites) {
     const SourceLine at = source_line(site.key.pc);  // several instructions of one line count together
     if (site.key.shared) {
@@ -428,6 +452,7 @@ void LaunchRecords::merge(Worker& w) {
         l.bytes = site.bytes;
       }
       add_banks(l.stats, site.banks);
+      if (!site.key.store) shared_load_bytes_ += site.shared_bytes;
       continue;
     }
     LineStats& l = lines_[{at.file, at.line, site.key.store}];
@@ -437,9 +462,7 @@ void LaunchRecords::merge(Worker& w) {
       l.store = site.key.store;
       l.bytes = site.bytes;
     }
-    l.stats.requests += site.stats.requests;
-    l.stats.sectors += site.stats.sectors;
-    l.stats.ideal_sectors += site.stats.ideal_sectors;
+    add_access(l.stats, site.stats);
   }
   I.sites.clear();
   I.site_index.clear();
@@ -447,19 +470,19 @@ void LaunchRecords::merge(Worker& w) {
 }
 
 void LaunchRecords::publish(bool instrumented) {
-  if (!instrumented && lines_.empty() && shared_lines_.empty()) return;
+  if (!instrumented && lines_.empty() && shared_lines_.empty() && !global_atomics_) return;
   MemoryStats stats;
   SharedMemoryStats shared;
   shared.instrumented = true;
   stats.instrumented = true;
   for (auto& entry : lines_) {
     const LineStats& l = entry.second;
-    AccessStats& sum = l.store ? stats.stores : stats.loads;
-    sum.requests += l.stats.requests;
-    sum.sectors += l.stats.sectors;
-    sum.ideal_sectors += l.stats.ideal_sectors;
+    add_access(l.store ? stats.stores : stats.loads, l.stats);
     stats.lines.push_back(l);
   }
+  stats.global_atomics = global_atomics_;
+  stats.atomic_address = atomic_address_;
+  stats.shared_load_bytes = shared_load_bytes_;
   std::stable_sort(stats.lines.begin(), stats.lines.end(),
                    [](const LineStats& a, const LineStats& b) { return a.stats.sectors > b.stats.sectors; });
   for (auto& entry : shared_lines_) {
@@ -554,7 +577,12 @@ void note_atomic(const volatile void* addr, unsigned bytes) {
   Worker& w = *wp;
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
   const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
-  if (a < sh || a + bytes > sh + kSharedArena) return;
+  if (a < sh || a + bytes > sh + kSharedArena) {
+    if (!in_arena(a) && !in_symbol_range(a)) return;  // not device memory
+    Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
+    if (!I.global_atomics++) I.atomic_address = a;
+    return;
+  }
   Instr& I = w.instr_active ? *w.instr : instr_begin_block(w);
   const std::size_t offset = a - sh, end = offset + bytes;
   for (std::size_t word = offset / 4; word <= (end - 1) / 4; ++word) {

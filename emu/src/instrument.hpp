@@ -47,5 +47,7 @@ class LaunchRecords {
   std::mutex m_;
   std::map<std::tuple<std::string, int, bool>, LineStats> lines_;
   std::map<std::tuple<std::string, int, bool>, SharedLineStats> shared_lines_;
+  std::uint64_t global_atomics_ = 0, shared_load_bytes_ = 0;
+  std::uintptr_t atomic_address_ = 0;
 };
 }  // namespace wb_emu::internal

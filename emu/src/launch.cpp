@@ -284,9 +284,11 @@ std::vector<LaunchConfig> launch_log() {
   return logged;
 }
 
-void internal::log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
+std::size_t internal::log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
   std::lock_guard<std::mutex> lock(log_mutex);
-  if (logging) logged.push_back({grid, block, shared_bytes, stream});
+  if (!logging) return ~std::size_t(0);
+  logged.push_back({grid, block, shared_bytes, stream, {}, {}});
+  return logged.size() - 1;
 }
 
 cudaError_t internal::launch_config_error(dim3 grid, dim3 block, std::size_t shared_bytes) {
@@ -295,7 +297,9 @@ cudaError_t internal::launch_config_error(dim3 grid, dim3 block, std::size_t sha
 
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, const LaunchSite& site,
             void (*body)(void*), void* ctx) {
-  if (!internal::replaying_graph()) internal::log_launch(grid, block, shared_bytes, stream);
+  // This launch's entry in the launch log (none for a graph's replay: CUDA's runtime sees none).
+  const std::size_t log_index =
+      internal::replaying_graph() ? ~std::size_t(0) : internal::log_launch(grid, block, shared_bytes, stream);
   // A launch on the legacy stream while another stream is captured (a capturing stream's own
   // launches never get here: wb_emu::Launch records them).
   if (internal::capture_check(stream, false) == internal::CaptureCheck::implicit) {
@@ -423,6 +427,14 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     append_fault_line(line.data(), line.size());
   }
   records.publish(site.instrumented);
+  if (log_index != ~std::size_t(0)) {  // what it did, for a grader that checks every launch of a call
+    const MemoryStats stats = last_launch_memory_stats();
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (logging && log_index < logged.size()) {
+      logged[log_index].shared_use = {last_static_shared.load(), last_dynamic_shared.load()};
+      logged[log_index].memory = stats;
+    }
+  }
   if (site.instrumented) append_profile(site.kernel);
   if (note.set && !failed) warn_exit_before_barrier(g, note);
 }

@@ -1,6 +1,7 @@
 // Exercise 03's grader: student::sgemm against a host reference for shapes that are not
 // multiples of any tile (1, 31, 33, 127, primes, K shorter and longer than a slice, thin and
-// wide), square shapes (where A^T or B^T would fit), A off a 16-byte boundary, random floats;
+// wide), M and N whole tiles with a K that is not (30: not a multiple of 4 either, while N is;
+// and K = 1), square shapes (where A^T or B^T would fit), A off a 16-byte boundary, random floats;
 // then the exercise's bar: on the CPU backend (instrumented) how many multiply-adds each float
 // fetched from global memory serves, on a GPU its speed against the solution; cuBLAS's sgemm is
 // timed beside it.
@@ -227,7 +228,8 @@ TEST_CASE("C = A B for shapes that are not multiples of a tile", "[x03][correctn
   const auto [M, N, K] = GENERATE(table<int, int, int>({{1, 1, 1},      {1, 7, 3},      {31, 33, 17},  {33, 31, 8},
                                                         {2, 129, 33},   {127, 3, 64},   {97, 101, 103}, {128, 128, 128},
                                                         {129, 130, 31}, {64, 257, 40},  {300, 5, 9},   {5, 300, 257},
-                                                        {17, 1, 1000},  {192, 64, 96}}));
+                                                        {17, 1, 1000},  {192, 64, 96},  {128, 128, 30},
+                                                        {64, 132, 1}}));
   CAPTURE(M, N, K);
   WB_REQUIRE_MATCH(run_case(int_case(M, N, K)));
 }

@@ -1,8 +1,9 @@
 // Exercise 07's grader: student::row_max_sum against a host reference on awkward shapes (rows
 // shorter than a warp, columns around multiples of 32 and 128, more rows than the grid has
-// warps), rows whose elements are all negative (the identity of max is -infinity, not 0), then
-// that the kernel does without shared memory, then, on a GPU, its speed against the solution and
-// PyTorch (amax, sum and sub: three kernels).
+// warps), rows whose elements are all negative (the identity of max is -infinity, not 0); on
+// every call, once the results are right, the exercise's rule (shuffles only: no shared memory, no
+// global atomics, no values exchanged through global memory; the last two on the CPU backend);
+// then, on a GPU, its speed against the solution and PyTorch (amax, sum and sub: three kernels).
 //
 // Tolerance: most cases use non-zero integers from -3 to 9, whose every partial sum, in any order,
 // is an integer far below 2^24: float32 holds it exactly, so row_sum must be exact; row_max and
@@ -12,7 +13,8 @@
 //
 // A wrong result is explained in the exercise's terms: rows never reached (too few warps), a
 // maximum of 0 for an all-negative row (lanes with no element started at 0), a maximum that is
-// one of the row's values but not its largest (a shuffle step missing), a sum short of columns,
+// one of the row's values but not its largest (a shuffle step missing), a maximum below the largest
+// for all-negative rows only (the floats' bits compared as ints), a sum short of columns,
 // and out computed with something other than the row's maximum: the maximum never reached every
 // lane (a __shfl_down_sync tree leaves it in lane 0 only).
 #include <algorithm>
@@ -76,6 +78,24 @@ struct Outputs {
   const wb::DeviceBuffer<float>& out;
 };
 
+// Whether `got`, below a row's maximum, is what a maximum over the floats' bits compared as ints
+// gives for an all-negative row: -INFINITY (a lane with no element, whose -INFINITY is the
+// "largest" negative int), the row's minimum, or the minimum of the lanes' own maxima, with the
+// columns dealt to 32 lanes one at a time or four at a time (float4 loads).
+bool looks_like_bits_max(const float* row, int cols, float got) {
+  if (got == -INFINITY || got == *std::min_element(row, row + cols)) return true;
+  for (int per_lane : {1, 4}) {
+    float lane_max[32];
+    std::fill(lane_max, lane_max + 32, -INFINITY);
+    for (int c = 0; c < cols; ++c) lane_max[c / per_lane % 32] = std::max(lane_max[c / per_lane % 32], row[c]);
+    float least = INFINITY;
+    for (float m : lane_max)
+      if (m != -INFINITY) least = std::min(least, m);
+    if (got == least) return true;
+  }
+  return false;
+}
+
 // A per-row result (row_max or row_sum) against its reference: which rows are wrong, and why.
 wb::Comparison judge_rows(const std::string& array, const std::vector<float>& got, const std::vector<double>& want,
                           const std::vector<double>& bound, const std::vector<float>& in, int rows, int cols,
@@ -84,7 +104,7 @@ wb::Comparison judge_rows(const std::string& array, const std::vector<float>& go
   c.array = array;
   c.n = rows;
   std::int64_t unwritten = 0, first_unwritten = -1, zero_for_negative = 0, partial_max = 0, short_sum = 0,
-               huge_negative = 0;
+               huge_negative = 0, bits_max = 0, wrong_nonnegative = 0;
   for (int r = 0; r < rows; ++r) {
     const bool miss = wb::never_written(got[r]);
     if (!miss && std::fabs(double(got[r]) - want[r]) <= bound[r]) continue;
@@ -97,6 +117,8 @@ wb::Comparison judge_rows(const std::string& array, const std::vector<float>& go
     const float* row = in.data() + std::size_t(r) * cols;
     if (is_max) {
       zero_for_negative += got[r] == 0.0f && want[r] < 0;
+      wrong_nonnegative += want[r] >= 0;
+      bits_max += want[r] < 0 && got[r] < want[r] && looks_like_bits_max(row, cols, got[r]);
       partial_max += got[r] < want[r] && std::find(row, row + cols, got[r]) != row + cols;
     } else {
       short_sum += double(got[r]) < want[r];
@@ -121,6 +143,13 @@ wb::Comparison judge_rows(const std::string& array, const std::vector<float>& go
     c.diagnosis = "the maximum is 0 for rows whose elements are all negative (row " + r0 +
                   "): a lane with no element of the row started from 0, which is larger than every element; start "
                   "from -INFINITY, the identity of max (rows shorter than the warp leave lanes without elements)";
+  } else if (bits_max > 0 && bits_max + unwritten == c.wrong && wrong_nonnegative == 0) {
+    c.diagnosis = "row_max is wrong only for rows whose elements are all negative, and there it is below the largest "
+                  "(row_max[" + r0 + "] is " + wb::format_value(got[c.first_wrong]) + ", the largest is " +
+                  wb::format_value(want[c.first_wrong]) +
+                  "): the maximum compared the floats' bits as integers (__float_as_int, an int max or atomicMax), "
+                  "and as integers negative floats are ordered backwards, -2 above -1 and -INFINITY above both; "
+                  "compare the floats themselves (fmaxf)";
   } else if (partial_max > 0 && partial_max + unwritten == c.wrong) {
     c.diagnosis = "row_max[" + r0 + "] is one of the row's values, but not its largest: some lanes' values never "
                   "reached the result (does the shuffle loop combine all 32 lanes: offsets 16, 8, 4, 2, 1? does each "
@@ -236,6 +265,81 @@ wb::Comparison judge(const std::vector<float>& in, int rows, int cols, const Ref
   return c;
 }
 
+// The exercise's rule, checked on every call once its results are right: the lanes of a row's warp
+// combine their values with shuffles alone, so no launch of the call has shared memory (a GPU
+// shows only dynamic shared memory; the CPU backend also sees __shared__ arrays), makes atomics on
+// global memory, or loads global memory other than in and out (a lane may read back what it wrote
+// to out; a load of row_max, row_sum or a buffer of the launcher's own is an exchange through
+// global memory). The last two are seen by the CPU backend's instrumented build only.
+struct Arrays {
+  const float *in, *row_max, *row_sum, *out;
+  std::size_t n, rows;
+};
+
+std::string array_at(const Arrays& a, std::uintptr_t p) {
+  auto within = [p](const float* b, std::size_t n) {
+    return p >= reinterpret_cast<std::uintptr_t>(b) && p < reinterpret_cast<std::uintptr_t>(b + n);
+  };
+  if (within(a.in, a.n)) return "in";
+  if (within(a.out, a.n)) return "out";
+  if (within(a.row_max, a.rows)) return "row_max";
+  if (within(a.row_sum, a.rows)) return "row_sum";
+  return "memory the grader did not pass (a buffer of the launcher's own?)";
+}
+
+wb::Comparison shuffles_only(const std::vector<wb::LaunchRecord>& launches, const Arrays& a) {
+  wb::Comparison c;
+  c.array = "shared memory";
+  std::size_t static_bytes = 0, dynamic_bytes = 0;
+  for (const wb::LaunchRecord& l : launches) dynamic_bytes = std::max(dynamic_bytes, l.shared_bytes);
+  std::uint64_t atomics = 0;
+  std::uintptr_t atomic_at = 0;
+  std::string read_array;
+  int read_line = 0;
+#ifdef WB_EMU
+  for (const wb_emu::LaunchConfig& l : wb_emu::launch_log()) {
+    static_bytes = std::max(static_bytes, l.shared_use.static_bytes);
+    dynamic_bytes = std::max(dynamic_bytes, l.shared_use.dynamic_bytes);
+    if (l.memory.global_atomics && !atomics) atomic_at = l.memory.atomic_address;
+    atomics += l.memory.global_atomics;
+    for (const wb_emu::LineStats& line : l.memory.lines) {
+      if (line.store || line.stats.requests == 0 || !read_array.empty()) continue;
+      const std::string lo = array_at(a, line.stats.lowest), hi = array_at(a, line.stats.highest - 1);
+      const std::string other = lo != "in" && lo != "out" ? lo : hi != "in" && hi != "out" ? hi : "";
+      if (lo != hi && other.empty()) continue;  // in and out both: a lane re-reading its out and in, say
+      if (!other.empty()) {
+        read_array = other;
+        read_line = line.line;
+      }
+    }
+  }
+#endif
+  if (static_bytes + dynamic_bytes > 0) {
+    c.pattern = wb::Pattern::chapter_specific;
+    c.diagnosis = "the results are right, but the kernel used shared memory (" +
+                  (static_bytes ? std::to_string(static_bytes) + " bytes of __shared__ arrays" : std::string()) +
+                  (static_bytes && dynamic_bytes ? " and " : "") +
+                  (dynamic_bytes ? std::to_string(dynamic_bytes) + " bytes of dynamic shared memory" : std::string()) +
+                  "): this exercise combines a warp's values with shuffles alone (__shfl_xor_sync), without shared "
+                  "memory or __syncthreads()";
+  } else if (atomics > 0) {
+    c.array = "global memory";
+    c.pattern = wb::Pattern::chapter_specific;
+    c.diagnosis = "the results are right, but the kernel made " + std::to_string(atomics) +
+                  " atomics on global memory (on " + array_at(a, atomic_at) +
+                  "): this exercise combines a row's values within its warp with shuffles alone (__shfl_xor_sync); "
+                  "one warp per row needs no atomics";
+  } else if (!read_array.empty()) {
+    c.array = "global memory";
+    c.pattern = wb::Pattern::chapter_specific;
+    c.diagnosis = "the results are right, but the kernel reads " + read_array +
+                  (read_line ? " (line " + std::to_string(read_line) + ")" : std::string()) +
+                  ": the lanes exchanged values through global memory; this exercise combines them with shuffles "
+                  "alone (__shfl_xor_sync, which leaves the result in every lane), and reads only in";
+  }
+  return c;
+}
+
 // Runs student::row_max_sum on `in` once and checks everything it wrote; with `m`, in, row_max,
 // row_sum and out start as many floats past a 16-byte boundary as it says (their guard zones stay
 // around them).
@@ -247,10 +351,16 @@ wb::Comparison run_case(const std::vector<float>& in, int rows, int cols, const 
   dmax.poison();
   dsum.poison();
   dout.poison();
+  wb::LaunchLog log;
   wb::run_launch("row_max_sum (" + context + ")",
                  [&] { student::row_max_sum(din.data(), rows, cols, dmax.data(), dsum.data(), dout.data()); });
-  return wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", in, din}}, "row_max, row_sum and out", ref.out),
-                                [&] { return judge(in, rows, cols, ref, {dmax, dsum, dout}); }, context);
+  wb::Comparison c =
+      wb::inputs_then_output(wb::inputs_unchanged<float>({{"in", in, din}}, "row_max, row_sum and out", ref.out),
+                             [&] { return judge(in, rows, cols, ref, {dmax, dsum, dout}); }, context);
+  if (!c.ok()) return c;
+  c = shuffles_only(log.launches(), {din.data(), dmax.data(), dsum.data(), dout.data(), in.size(), std::size_t(rows)});
+  c.context = context;
+  return c;
 }
 
 std::string ints_of(int rows, int cols) { return exercise::shape(rows, cols) + ", integers -3..9"; }
@@ -298,38 +408,17 @@ TEST_CASE("no rows at all, and more rows than the grid has warps", "[x07][correc
   WB_REQUIRE_MATCH(run_case(int_matrix(rows, cols, 4242), rows, cols, ints_of(rows, cols)));
 }
 
-TEST_CASE("no shared memory: the lanes combine their values with shuffles", "[x07][shuffles]") {
+TEST_CASE("shuffles only: no shared memory, no atomics, no exchange through global memory", "[x07][shuffles]") {
+  // Every call of the cases above is checked too (run_case): here rows of a few hundred and a few
+  // thousand columns, where a kernel might switch to another way of combining.
   WB_REQUIRE_DEVICE();
-  const int rows = 64, cols = 100;
-  const std::vector<float> in = int_matrix(rows, cols, 64);
-  std::vector<wb::LaunchRecord> launches;
-  {
-    wb::LaunchLog log;
-    WB_REQUIRE_MATCH(run_case(in, rows, cols, ints_of(rows, cols)));
-    launches = log.launches();
-  }
-  std::size_t static_bytes = 0, dynamic_bytes = 0;
-  for (const wb::LaunchRecord& l : launches) dynamic_bytes = std::max(dynamic_bytes, l.shared_bytes);
-#ifdef WB_EMU
-  static_bytes = wb_emu::last_launch_shared_memory().static_bytes;
-  dynamic_bytes = std::max(dynamic_bytes, wb_emu::last_launch_shared_memory().dynamic_bytes);
-#else
-  wb::note_unchecked("whether the kernel declares __shared__ arrays (a GPU shows only a launch's dynamic shared "
-                     "memory; the CPU backend checks both)");
+#ifndef WB_EMU
+  wb::note_unchecked("whether the kernel declares __shared__ arrays, makes global atomics or exchanges values through "
+                     "global memory (a GPU shows only a launch's dynamic shared memory; the CPU backend checks all)");
 #endif
-  if (static_bytes + dynamic_bytes > 0) {
-    wb::Comparison c;
-    c.array = "shared memory";
-    c.context = ints_of(rows, cols);
-    c.pattern = wb::Pattern::chapter_specific;
-    c.diagnosis = "the results are right, but the kernel used shared memory (" +
-                  (static_bytes ? std::to_string(static_bytes) + " bytes of __shared__ arrays" : std::string()) +
-                  (static_bytes && dynamic_bytes ? " and " : "") +
-                  (dynamic_bytes ? std::to_string(dynamic_bytes) + " bytes of dynamic shared memory" : std::string()) +
-                  "): this exercise combines a warp's values with shuffles alone (__shfl_xor_sync), without shared "
-                  "memory or __syncthreads()";
-    WB_REQUIRE_MATCH(c);
-  }
+  const auto [rows, cols] = GENERATE(table<int, int>({{64, 100}, {8, 300}, {4, 2000}, {3, 1537}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(int_matrix(rows, cols, 64), rows, cols, ints_of(rows, cols)));
 }
 
 TEST_CASE("speed against the solution and PyTorch (amax, sum, sub)", "[x07][timing]") {

@@ -1,7 +1,8 @@
 // Exercise 09's grader: student::stencil5 against a host reference on awkward grids (a single
-// cell, single rows and columns, sizes around 32 and primes), then that the kernel stages its
-// tiles in shared memory (CPU backend), then, on a GPU, its speed against the solution, PyTorch's
-// conv2d with the same 3 x 3 cross and a device-to-device copy (what memory allows).
+// cell, single rows and columns, sizes around 32 and primes), then, on each of those grids, that
+// the kernel stages its tiles in shared memory and reads the cells' inputs from them (CPU
+// backend), then, on a GPU, its speed against the solution, PyTorch's conv2d with the same 3 x 3
+// cross and a device-to-device copy (what memory allows).
 //
 // Exactness: most cases use center 1/2, side 1/8 and non-zero integers from -3 to 9: every
 // product and partial sum is a multiple of 1/8 far below 2^21, exact in float32 in any order, so
@@ -11,7 +12,8 @@
 // below, left, right, at which rows or columns: a tile's halo not loaded), the previous or next
 // row's end taken as a neighbour of a first or last column (the grid wraps: outside is 0), the
 // grader's guard values (-1.7e38) leaking in (a neighbour outside the grid read from memory),
-// center and side swapped, cells never written (the grid of blocks does not cover the grid).
+// center and side swapped, cells never written (the grid of blocks does not cover the grid, or
+// the last row of every tile skipped).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <iostream>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../common/inputs.hpp"
@@ -79,6 +82,47 @@ std::string list_of(const std::string& what, const std::vector<int>& v) {
 }
 
 // ---- diagnosis ----
+// When the unwritten cells of out are whole rows (or whole columns) that are not every row from
+// some tile boundary on (a block count rounded down): the last (or first) row of every tile,
+// which the threads' loop over their tile's rows skipped, when they recur at a fixed period (one
+// row: its index + 1), else just which rows. "" otherwise.
+std::string tile_lines(const Grid& g, const std::vector<float>& got) {
+  for (int axis = 0; axis < 2; ++axis) {  // 0: rows, 1: columns
+    const int lines = axis ? g.width : g.height, along = axis ? g.height : g.width;
+    std::vector<int> empty;
+    bool whole = true;  // every line is either fully written or not written at all
+    for (int i = 0; i < lines && whole; ++i) {
+      int n = 0;
+      for (int j = 0; j < along; ++j)
+        n += wb::never_written(got[axis ? std::size_t(j) * g.width + i : std::size_t(i) * g.width + j]);
+      if (n == along) empty.push_back(i);
+      whole = n == 0 || n == along;
+    }
+    // Every line from some line on, where a tile could end (a multiple of 4): the grid of blocks is too small.
+    const bool suffix = !empty.empty() && empty.back() - empty.front() + 1 == int(empty.size()) &&
+                        empty.back() == lines - 1;
+    if (!whole || empty.empty() || (suffix && empty.front() % 4 == 0)) continue;
+    const std::string line = axis ? "column" : "row";
+    // One line per tile: the last of each (period = its index + 1), or the first.
+    const int period = empty.size() > 1 ? empty[1] - empty[0] : empty[0] + 1;
+    bool periodic = period > 1 && (empty[0] == period - 1 || empty[0] == 0) && empty.back() + period >= lines;
+    for (std::size_t k = 1; k < empty.size(); ++k) periodic = periodic && empty[k] - empty[k - 1] == period;
+    if (!periodic && suffix) continue;
+    if (!periodic)
+      return list_of(line, empty) + " of out were never written, though " + line + "s after them were: every " +
+             line + " of every tile must be computed (does each thread's loop over its tile's " + line +
+             "s cover them all?)";
+    const bool last = empty[0] == period - 1;
+    return list_of(line, empty) + (empty.size() > 1 ? ", one every " + std::to_string(period) + "," : std::string()) +
+           (empty.size() > 1 ? " are" : " is") + " missing whole" +
+           (suffix ? std::string() : ", though " + line + "s after " + (empty.size() > 1 ? "them" : "it") + " were") +
+           ": the " + (last ? "last" : "first") + " " + line + " of every tile of " + std::to_string(period) + " " +
+           line + "s was never computed, so the threads' loop over the tile's " + line + "s stops one short (or "
+           "starts one late): it must cover all " + std::to_string(period) + " (is its bound < where it should be <=?)";
+  }
+  return "";
+}
+
 enum Dir { above, below, left, right, kDirs };
 const char* const kDirName[kDirs] = {"above", "below", "on the left", "on the right"};
 
@@ -97,6 +141,8 @@ wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer
   std::int64_t missing[kDirs] = {}, lacks = 0, wrapped = 0, guard_leak = 0, swapped = 0, other = 0;
   std::int64_t wrap_cells = 0;  // cells that a wrapping grid changes (edge columns with a wrapped neighbour)
   std::vector<int> miss_rows[kDirs];  // the rows (above, below) or columns (left, right) of the cells missing a term
+  std::int64_t fit[kDirs] = {};       // the cells whose error is neighbour d's term, whichever else it also is
+  std::vector<int> fit_rows[kDirs];
   std::int64_t first_unwritten = -1, first_other = -1;
   int unwritten_min_x = g.width, unwritten_min_y = g.height;
   for (int y = 0; y < g.height; ++y)
@@ -123,13 +169,17 @@ wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer
       bool fits = false;
       for (int d = 0; d < kDirs; ++d)
         if (nb[d] != 0 && is(-double(g.side) * nb[d])) {  // the term of neighbour d is missing
+          // (neighbours of equal value fit alike: each direction counts the cells it fits, and the first
+          // that fits gets the cell in the list for several directions)
+          const int line = d < left ? y : x;
+          ++fit[d];
+          if (fit_rows[d].empty() || fit_rows[d].back() != line) fit_rows[d].push_back(line);
+          if (fits) continue;
           ++missing[d];
           std::vector<int>& where = miss_rows[d];
-          const int line = d < left ? y : x;
           if (where.empty() || where.back() != line) where.push_back(line);
-          if (!fits) ++lacks;
+          ++lacks;
           fits = true;
-          break;
         }
       if (wrap != 0 && is(double(g.side) * wrap)) {
         ++wrapped;
@@ -154,6 +204,10 @@ wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer
   if (c.unwritten == c.n) {
     c.pattern = wb::Pattern::nothing_written;
     c.diagnosis = "no cell of out was written: the kernel did not run or wrote nothing";
+  } else if (c.unwritten == c.wrong && !tile_lines(g, got).empty()) {
+    c.diagnosis = std::to_string(c.unwritten) + " cells of out were never written, first " +
+                  exercise::cell("out", first_unwritten / g.width, first_unwritten % g.width) + ": " +
+                  tile_lines(g, got);
   } else if (c.unwritten == c.wrong) {
     const bool cols = unwritten_min_x > 0, rows = unwritten_min_y > 0;
     c.diagnosis = std::to_string(c.unwritten) + " cells of out were never written, first " +
@@ -177,6 +231,12 @@ wb::Comparison judge(const Grid& g, const Reference& ref, const wb::DeviceBuffer
                   "grid, left or right as above or below, counts as 0";
   } else if (swapped == named) {
     c.diagnosis = first + " is side * in[y][x] + center * (its neighbours): center and side are swapped";
+  } else if (lacks == named && std::any_of(fit, fit + kDirs, [&](std::int64_t n) { return n == named; })) {
+    const int d = int(std::find(fit, fit + kDirs, named) - fit);
+    c.diagnosis = std::to_string(named) + " cells lack their neighbour " + kDirName[d] + " (" +
+                  list_of(d < left ? "row" : "column", fit_rows[d]) +
+                  "): a tile's edge cells take that neighbour from the halo, so that side of the halo was never "
+                  "loaded into shared memory (or was read as 0)";
   } else if (lacks == named) {
     std::string which;
     int sides = 0;
@@ -210,13 +270,16 @@ wb::Comparison run_case(const Grid& g) {
                                 [&] { return judge(g, ref, dout); }, g.context);
 }
 
+// The grids the correctness cases use (height, width).
+const std::vector<std::tuple<int, int>> kShapes = {{1, 1},    {1, 7},    {6, 1},    {2, 2},     {3, 31},
+                                                   {31, 33},  {32, 32},  {33, 32},  {8, 100},   {65, 63},
+                                                   {100, 129}, {257, 33}, {31, 1000}, {70, 70}};
+
 }  // namespace
 
 TEST_CASE("one stencil step on awkward grids", "[x09][correctness]") {
   WB_REQUIRE_DEVICE();
-  const auto [height, width] =
-      GENERATE(table<int, int>({{1, 1},   {1, 7},    {6, 1},    {2, 2},     {3, 31},    {31, 33},   {32, 32},
-                                {33, 32}, {8, 100},  {65, 63},  {100, 129}, {257, 33},  {31, 1000}, {70, 70}}));
+  const auto [height, width] = GENERATE(from_range(kShapes));
   CAPTURE(height, width);
   WB_REQUIRE_MATCH(run_case(int_grid(height, width)));
 }
@@ -239,28 +302,61 @@ TEST_CASE("a large grid", "[x09][correctness]") {
 }
 
 TEST_CASE("the tiles are staged in shared memory", "[x09][tiles]") {
+  // On every grid the correctness cases use: the kernel has shared memory, and (CPU backend) the
+  // cells' inputs come from it. Without a tile a kernel reads each cell and each of its neighbours
+  // inside the grid, up to 5 reads per cell; a square tile and its halo about 1 to 1.6, a tile one
+  // row high 3. A kernel that loads a tile and then reads the neighbours from global memory all the
+  // same reads at least as much as no tile at all (the center alone from the tile: 4 of 5), so
+  // three quarters of the tile-less count is the limit.
   WB_REQUIRE_DEVICE();
-  const Grid g = int_grid(64, 96);
+  std::vector<std::tuple<int, int>> shapes = kShapes;
+  shapes.push_back({45, 77});
+  shapes.push_back({257, 263});
+  const auto [height, width] = GENERATE_COPY(from_range(shapes));
+  CAPTURE(height, width);
+  const Grid g = int_grid(height, width);
   std::vector<wb::LaunchRecord> launches;
+  std::size_t shared = 0;
+  double global_reads = 0, shared_reads = 0;  // in floats
+  bool instrumented = false;
   {
     wb::LaunchLog log;
     WB_REQUIRE_MATCH(run_case(g));
     launches = log.launches();
-  }
-  std::size_t shared = 0;
-  for (const wb::LaunchRecord& l : launches) shared = std::max(shared, l.shared_bytes);
 #ifdef WB_EMU
-  shared += wb_emu::last_launch_shared_memory().static_bytes + wb_emu::last_launch_shared_memory().dynamic_bytes;
-#else
+    for (const wb_emu::LaunchConfig& l : wb_emu::launch_log()) {
+      shared = std::max(shared, l.shared_use.static_bytes + l.shared_use.dynamic_bytes);
+      global_reads += double(l.memory.loads.bytes) / sizeof(float);
+      shared_reads += double(l.memory.shared_load_bytes) / sizeof(float);
+      instrumented = instrumented || l.memory.instrumented;
+    }
+#endif
+  }
+  for (const wb::LaunchRecord& l : launches) shared = std::max(shared, l.shared_bytes);
+#ifndef WB_EMU
   if (shared == 0)
     wb::note_unchecked("whether the kernel stages its tiles in shared memory (a GPU shows only a launch's dynamic "
                        "shared memory; the CPU backend sees __shared__ arrays too)");
   shared = 1;
 #endif
   if (shared == 0)
-    WB_FAIL_TOO_SLOW("out is right, but the kernel used no shared memory: it reads each cell's neighbours from global "
-                     "memory, 5 reads per cell. This exercise stages each block's tile plus a halo one cell wide in "
-                     "shared memory, so that each cell of in is read from memory about once");
+    WB_FAIL_TOO_SLOW("out is right, but the kernel used no shared memory (" + exercise::shape(height, width) +
+                     " grid): it reads each cell's neighbours from global memory, 5 reads per cell. This exercise "
+                     "stages each block's tile plus a halo one cell wide in shared memory, so that each cell of in is "
+                     "read from memory about once");
+  // What a kernel without a tile reads: each cell and its neighbours inside the grid.
+  const double cells = double(height) * width,
+               direct = 5 * cells - 2.0 * width - 2.0 * height;
+  if (instrumented && direct >= 2 * cells && global_reads > 0.75 * direct) {
+    char counts[160];
+    std::snprintf(counts, sizeof counts, "%.1f reads of global memory per cell and %.1f of shared memory",
+                  global_reads / cells, shared_reads / cells);
+    WB_FAIL_TOO_SLOW("out is right and the kernel has shared memory, but the cells' inputs come from global memory (" +
+                     exercise::shape(height, width) + " grid: " + counts +
+                     "): the tile is loaded and then not read. Each cell's five inputs, its own and its neighbours', "
+                     "must come from the tile in shared memory, so that each cell of in is read from global memory "
+                     "about once");
+  }
 }
 
 TEST_CASE("speed against the solution, PyTorch's conv2d and a copy", "[x09][timing]") {

@@ -149,32 +149,22 @@ Launch<Call> make_instrumented_launch(Call call, const char* name, const char* f
 /// Number of worker threads blocks are spread over (WB_EMU_THREADS, else the core count).
 int worker_count();
 
-/// One launch as the program asked for it (a refused one too): for a grader that checks that a
-/// launcher honours the configuration it is given (wb::LaunchLog).
-struct LaunchConfig {
-  dim3 grid;                 ///< blocks per dimension
-  dim3 block;                ///< threads per block, per dimension
-  std::size_t shared_bytes;  ///< the launch's third argument
-  cudaStream_t stream;       ///< the launch's fourth argument
-};
-/// Starts (true: the log is cleared) or stops (false) keeping a log of every launch.
-void log_launches(bool on);
-/// The launches logged since log_launches(true), in order (a launch captured into a graph is
-/// logged when it is captured, and not when the graph runs it, as CUDA's runtime sees them).
-std::vector<LaunchConfig> launch_log();
-/// The stream of each cudaGraphLaunch since log_launches(true), in order.
-std::vector<cudaStream_t> graph_launch_log();
-
 // ---- what instrumented builds measure (see emu/include/wb_emu/instrument.hpp) ----
 
 /// Global-memory traffic, counted as a GPU's load/store units count it: a request is one warp's
 /// access at one instruction (the lanes that make their k-th access of that direction at that
 /// source line), its sectors the distinct 32-byte segments those lanes touch, and its ideal the
-/// fewest sectors their bytes could fill: ceil(lanes x bytes / 32).
+/// fewest sectors their bytes could fill: ceil(lanes x bytes / 32). A broadcast (every lane at one
+/// address) touches fewer sectors than its ideal, so sums of sectors and ideals can hide a request
+/// that touched more: `excess_sectors` counts those, request by request.
 struct AccessStats {
-  std::uint64_t requests = 0;       ///< warp requests
-  std::uint64_t sectors = 0;        ///< 32-byte sectors they touched
-  std::uint64_t ideal_sectors = 0;  ///< the fewest sectors their bytes could have filled
+  std::uint64_t requests = 0;        ///< warp requests
+  std::uint64_t sectors = 0;         ///< 32-byte sectors they touched
+  std::uint64_t ideal_sectors = 0;   ///< the fewest sectors their bytes could have filled
+  std::uint64_t excess_sectors = 0;  ///< sectors past each request's ideal, summed over the requests
+  std::uint64_t bytes = 0;           ///< bytes the lanes accessed
+  std::uintptr_t lowest = ~std::uintptr_t(0);  ///< the lowest address accessed (~0: none)
+  std::uintptr_t highest = 0;                   ///< one past the highest byte accessed
 };
 /// One source line's loads or stores.
 struct LineStats {
@@ -190,6 +180,9 @@ struct MemoryStats {
   AccessStats loads;             ///< global-memory loads, summed over the launch
   AccessStats stores;            ///< global-memory stores, summed over the launch
   std::vector<LineStats> lines;  ///< per source line and direction, most sectors first
+  std::uint64_t global_atomics = 0;    ///< atomics on device memory (not shared), by every thread
+  std::uintptr_t atomic_address = 0;   ///< the address of one of them (0: none)
+  std::uint64_t shared_load_bytes = 0; ///< bytes loaded from shared memory (recorded loads, not atomics)
 };
 /// The memory statistics of the most recent launch (not instrumented: `instrumented` is false).
 MemoryStats last_launch_memory_stats();
@@ -203,6 +196,27 @@ struct SharedUse {
 /// The shared memory of the most recent launch (all 0 before any launch or after a refused one);
 /// kept in every build, instrumented or not.
 SharedUse last_launch_shared_memory();
+
+/// One launch as the program asked for it (a refused one too): for a grader that checks that a
+/// launcher honours the configuration it is given (wb::LaunchLog).
+struct LaunchConfig {
+  dim3 grid;                 ///< blocks per dimension
+  dim3 block;                ///< threads per block, per dimension
+  std::size_t shared_bytes;  ///< the launch's third argument
+  cudaStream_t stream;       ///< the launch's fourth argument
+  /// Once the launch ended (while the log is kept): its last_launch_shared_memory() (every build)
+  /// and last_launch_memory_stats() (instrumented builds), for a grader that checks every launch
+  /// of a call, not only the last.
+  SharedUse shared_use;
+  MemoryStats memory;
+};
+/// Starts (true: the log is cleared) or stops (false) keeping a log of every launch.
+void log_launches(bool on);
+/// The launches logged since log_launches(true), in order (a launch captured into a graph is
+/// logged when it is captured, and not when the graph runs it, as CUDA's runtime sees them).
+std::vector<LaunchConfig> launch_log();
+/// The stream of each cudaGraphLaunch since log_launches(true), in order.
+std::vector<cudaStream_t> graph_launch_log();
 
 /// Says that only the `bytes` from `first` of the allocation holding `first` are the array kernels
 /// may use (the rest is a grader's guard zones): in instrumented builds an access to the rest is a
