@@ -9,6 +9,7 @@
 #include "errors.hpp"
 #include "fault_format.hpp"
 #include "instrument.hpp"
+#include "memory.hpp"
 #include "pool.hpp"
 #include "stack_guard.hpp"
 #include "worker.hpp"
@@ -141,6 +142,39 @@ Fault fault_record(const Grid& g, const Worker& w) {
   f.line = w.fault_at.line;
   f.explanation = w.message;
   f.block_seed = w.block_seed;
+  return f;
+}
+
+// The fault of a launch that wrote past an allocation's end, into the rest of its last page, where
+// no access faults (memory.hpp, Overrun): found when the launch ended, so no block or thread is named.
+Fault overrun_fault(const Grid& g, const Overrun& o) {
+  Fault f;
+  f.kind = FaultKind::illegal_address;
+  f.kernel = g.site->kernel ? g.site->kernel : "";
+  f.launch_file = g.site->file ? g.site->file : "";
+  f.launch_line = g.site->line;
+  const unsigned grid[3] = {g.grid.x, g.grid.y, g.grid.z}, block_dim[3] = {g.block.x, g.block.y, g.block.z};
+  for (int i = 0; i < 3; ++i) {
+    f.grid[i] = grid[i];
+    f.block_dim[i] = block_dim[i];
+  }
+  f.has_block = false;
+  const Allocation& a = o.allocation;
+  char base[32];
+  std::snprintf(base, sizeof base, "0x%llx", static_cast<unsigned long long>(a.base));
+  const std::size_t changed = o.last - o.first + 1;
+  std::string array = "the " + std::to_string(a.bytes) + "-byte " + a.kind + " allocation at " + base;
+  if (a.has_extent() && a.file)
+    array += " (the array allocated at " + where(a.file, a.line) + " and its guard zones)";
+  f.explanation = "illegal address: the kernel wrote past the end of " + array + ": " +
+                  (o.first == 0 ? std::string("from its first byte past the end")
+                                : "from " + std::to_string(o.first) + " bytes past its end") +
+                  ", " + std::to_string(changed) + (changed == 1 ? " byte" : " bytes") +
+                  " were changed (found when the launch ended: which block or thread wrote is not known)\n"
+                  "  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress) or lets it overwrite "
+                  "whatever lies after the array; check the index against the array's size before the write (an "
+                  "instrumented build, `check`, names the thread and the line).";
+  f.block_seed = 0;
   return f;
 }
 
@@ -363,7 +397,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     w.g = nullptr;
     w.current = -1;
   };
-  guard_kernel_stacks();  // a kernel thread that overflows its stack explains itself
+  guard_kernel_stacks(site);  // a kernel thread that overflows its stack explains itself
   std::atomic<std::uint64_t> next{0};
   state.next = &next;
   {
@@ -381,6 +415,12 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     std::lock_guard<std::mutex> lock(running_mutex);
     if (running == &state) running = nullptr;
   }
+  // A write past an allocation's end that faulted nowhere: the rest of its page changed.
+  if (Overrun o; !faulted && overrun_allocation(&o)) {
+    faulted = true;
+    fault = overrun_fault(g, o);
+    fault_code = cudaErrorIllegalAddress;
+  }
   if (faulted) {
     {
       std::lock_guard<std::mutex> running(running_fault_mutex);
@@ -391,7 +431,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     // Which block faulted first depends on the start order: the first report of a process says how
     // to repeat it.
     static std::atomic<bool> order_told{false};
-    if (order.scrambled() && !order_told.exchange(true))
+    if (order.scrambled() && fault.has_block && !order_told.exchange(true))
       std::fprintf(stderr, "  (The %s; the fault reported is the first in that order.)\n", block_order_note().c_str());
     std::fflush(stderr);
     set_fault(fault, fault_code);

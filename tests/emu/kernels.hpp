@@ -17,6 +17,7 @@ cudaError_t stack_overflow_recursion();  // recursion 100000 deep in thread 7: d
 cudaError_t stack_overflow_everywhere();  // a 400 KB local array in every thread of 64 blocks: dies
 cudaError_t null_write();  // block 2, thread 5 writes through a null pointer: the launch's illegal address
 cudaError_t wild_write(int* out, long long offset);  // thread 0 writes out[offset]
+cudaError_t overflowing_index(int* out, int n);  // <<<n, 1>>>: out[blockIdx.x * gridDim.x + threadIdx.x] if < n
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);

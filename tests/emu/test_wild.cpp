@@ -1,0 +1,147 @@
+// A kernel that writes where it must not, in a plain build (barriers.cu): near an array, far from it
+// (a negative int index, 32 bits that wrapped), or just past its end inside the allocation's last
+// page. Each must end as the launch's illegal address (cudaErrorIllegalAddress, sticky) with a fault
+// record that names the kernel, and the block and thread where a faulting access shows them, never
+// as a write into the host's memory that breaks the program later. And a program that dies of a
+// signal outside every kernel thread says which kernel ran last (the hidden cases below, run in a
+// process of their own by tests/emu/CMakeLists.txt).
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <sys/mman.h>
+
+#include "kernels.hpp"
+#include "support.hpp"
+
+#include <wb_emu/diagnostics.hpp>
+#include <wb_emu/fault.hpp>
+
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+using wb_emu::Fault;
+using wb_emu::FaultKind;
+
+namespace {
+// Runs `launch`, which must end with the launch's illegal address; returns the fault's record and
+// resets the device.
+template <class F>
+Fault illegal(F launch) {
+  cudaError_t e = cudaSuccess;
+  const std::string err = capture_stderr([&] { e = launch(); });
+  CHECK(e == cudaErrorIllegalAddress);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);  // sticky
+  Fault f;
+  REQUIRE(wb_emu::last_fault(&f));
+  CHECK(f.kind == FaultKind::illegal_address);
+  CHECK_THAT(err, ContainsSubstring(wb_emu::describe(f)));
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  return f;
+}
+
+std::string wild_line() {
+  return std::string(EMU_TEST_DIR) + "/barriers.cu";
+}
+}  // namespace
+
+TEST_CASE("a write at a wild index, far before or after its array, is the launch's illegal address",
+          "[emu][faults][wild]") {
+  // Host memory mapped after the device memory: the system places it below the last mapping, where
+  // a negative index from a device array would land if device memory were not kept apart.
+  const std::size_t host_bytes = std::size_t(16) << 30;
+  void* host = mmap(nullptr, host_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(host != MAP_FAILED);
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 128) == cudaSuccess);
+  const auto in_host = [&](long long index) {
+    const auto a = reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>(index) * sizeof(int);
+    const auto lo = reinterpret_cast<std::uintptr_t>(host);
+    return a - lo < host_bytes;
+  };
+  for (const long long index : {static_cast<long long>(INT_MIN), -(1ll << 28), -1ll, static_cast<long long>(UINT_MAX),
+                                1ll << 33}) {
+    CAPTURE(index);
+    CHECK(!in_host(index));
+    const Fault f = illegal([&] { return emu_test::wild_write(out, index); });
+    CHECK(f.kernel == "wild_write_kernel");
+    CHECK(f.has_block);
+    REQUIRE(f.has_thread);
+    CHECK(f.thread[0] == 0);
+    CHECK(f.file == wild_line());
+    CHECK(f.line == line_of("barriers.cu", "// line: wild write"));
+    CHECK_THAT(f.explanation, StartsWith("illegal address: "));
+    if (index == -1) CHECK_THAT(f.explanation, ContainsSubstring("it is 4 bytes before the start of the 128-byte cudaMalloc"));
+  }
+  // the next launch runs as usual
+  CHECK(emu_test::wild_write(out, 3) == cudaSuccess);
+  CHECK(out[3] == 1);
+  cudaFree(out);
+  munmap(host, host_bytes);
+}
+
+TEST_CASE("an int index that overflows (blockIdx.x * gridDim.x) is the launch's illegal address, naming the block",
+          "[emu][faults][wild]") {
+  // 65537 blocks of 1 thread: from block 32768 on the index is negative (block 65535 writes out[-1]).
+  const int n = 65537;
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, n * sizeof(int)) == cudaSuccess);
+  const Fault f = illegal([&] { return emu_test::overflowing_index(out, n); });
+  CHECK(f.kernel == "overflowing_index_kernel");
+  CHECK(f.grid[0] == 65537u);
+  CHECK(f.has_block);
+  CHECK(f.block[0] >= 32768u);
+  CHECK(f.block[0] < 65536u);
+  REQUIRE(f.has_thread);
+  CHECK(f.thread[0] == 0u);
+  CHECK(f.file == wild_line());
+  CHECK(f.line == line_of("barriers.cu", "// line: overflowing index"));
+  cudaFree(out);
+}
+
+TEST_CASE("a write just past an allocation's end, inside its last page, is the launch's illegal address naming it",
+          "[emu][faults][wild]") {
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 100) == cudaSuccess);  // 25 ints
+  Fault f = illegal([&] { return emu_test::wild_write(out, 25); });  // the 4 bytes right after it
+  CHECK(f.kernel == "wild_write_kernel");
+  CHECK(!f.has_block);  // found when the launch ended
+  CHECK(!f.has_thread);
+  CHECK_THAT(f.explanation, StartsWith("illegal address: the kernel wrote past the end of the 100-byte cudaMalloc "
+                                       "allocation at 0x"));
+  CHECK_THAT(f.explanation, ContainsSubstring(": from its first byte past the end, 4 bytes were changed"));
+  const std::string text = wb_emu::describe(f);
+  CHECK_THAT(text, ContainsSubstring("launched here with grid (1,1,1) and block (32,1,1):\n  illegal address"));
+  CHECK_THAT(wb_emu::fault_json(f), ContainsSubstring("\"block\":null"));
+  // farther, still in the page: said from where it starts
+  f = illegal([&] { return emu_test::wild_write(out, 500); });
+  CHECK_THAT(f.explanation, ContainsSubstring(": from 1900 bytes past its end, 4 bytes were changed"));
+  // reported once: the next launch that writes inside runs clean
+  CHECK(emu_test::wild_write(out, 24) == cudaSuccess);
+  CHECK(out[24] == 1);
+  cudaFree(out);
+}
+
+// Hidden: run by tests/emu/CMakeLists.txt in a process of their own, which must die of the signal.
+TEST_CASE("a host fault after a launch says which kernel ran last", "[.host-fault]") {
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 128) == cudaSuccess);
+  REQUIRE(emu_test::wild_write(out, 3) == cudaSuccess);
+  std::printf("faulting on the host\n");
+  std::fflush(stdout);
+  volatile int* volatile nowhere = nullptr;
+  *nowhere = 1;
+  std::printf("the fault went unnoticed\n");
+}
+
+TEST_CASE("a host abort after a launch says which kernel ran last", "[.host-abort]") {
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 128) == cudaSuccess);
+  REQUIRE(emu_test::wild_write(out, 3) == cudaSuccess);
+  std::printf("aborting on the host\n");
+  std::fflush(stdout);
+  std::abort();
+}
