@@ -183,6 +183,17 @@ __global__ void overflowing_index_kernel(int* out, int n) {
   if (i < n) out[i] = 1;  // line: overflowing index
 }
 
+// Thread 0 writes s[index] of a 32-element __shared__ array: with an index far out of it (a global
+// index), outside the worker's shared memory.
+__global__ void shared_wild_kernel(int* out, long long index) {
+  __shared__ int s[32];
+  s[threadIdx.x] = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) s[index] = 2;  // line: shared wild write
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+
 // Every thread of every block has a 400 KB local array: all workers overflow at once.
 __global__ void everyone_big_array_kernel(float* out) {
   volatile float big[100000];
@@ -204,6 +215,11 @@ cudaError_t null_write() {
 
 cudaError_t wild_write(int* out, long long offset) {
   wild_write_kernel<<<1, 32>>>(out, offset);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t shared_wild_write(int* out, long long index) {
+  shared_wild_kernel<<<1, 32>>>(out, index);
   return cudaDeviceSynchronize();
 }
 

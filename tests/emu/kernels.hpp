@@ -17,6 +17,7 @@ cudaError_t stack_overflow_recursion();  // recursion 100000 deep in thread 7: d
 cudaError_t stack_overflow_everywhere();  // a 400 KB local array in every thread of 64 blocks: dies
 cudaError_t null_write();  // block 2, thread 5 writes through a null pointer: the launch's illegal address
 cudaError_t wild_write(int* out, long long offset);  // thread 0 writes out[offset]
+cudaError_t shared_wild_write(int* out, long long index);  // thread 0 writes s[index] of a __shared__ int s[32]
 cudaError_t overflowing_index(int* out, int n);  // <<<n, 1>>>: out[blockIdx.x * gridDim.x + threadIdx.x] if < n
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
@@ -56,6 +57,7 @@ cudaError_t reduce(const float* in, float* out, int n, int threads, int variant)
 cudaError_t shared_count(const int* in, int* out, int n);
 cudaError_t syncwarp_exchange(int* out);
 cudaError_t warp_flag(int* out, bool distinct);  // 64 threads; lanes 0-31 store one shared flag
+cudaError_t shared_scalar(int* out, int variant);  // 64 threads; races on shared scalars (instrumented.cu)
 }  // namespace emu_test
 
 // bounds.cu (built instrumented): accesses out of bounds

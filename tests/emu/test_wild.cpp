@@ -125,6 +125,30 @@ TEST_CASE("a write just past an allocation's end, inside its last page, is the l
   cudaFree(out);
 }
 
+TEST_CASE("a write far outside a __shared__ array is the launch's illegal address, not a write into the host's memory",
+          "[emu][faults][wild]") {
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 32 * sizeof(int)) == cudaSuccess);
+  // 1 MiB and 1 GiB past the array, 256 KiB and 64 MiB before it: the margins around the worker's
+  // shared memory, and the unused slots of other workers (scheduler.cpp)
+  for (const long long index : {1ll << 18, 1ll << 28, -(1ll << 16), -(1ll << 24)}) {
+    CAPTURE(index);
+    const Fault f = illegal([&] { return emu_test::shared_wild_write(out, index); });
+    CHECK(f.kernel == "shared_wild_kernel");
+    REQUIRE(f.has_thread);
+    CHECK(f.thread[0] == 0u);
+    CHECK(f.line == line_of("barriers.cu", "// line: shared wild write"));
+    if (index == (1ll << 18))
+      CHECK_THAT(f.explanation, ContainsSubstring("past the end of the block's shared memory, far past every __shared__ array"));
+    if (index == -(1ll << 16))
+      CHECK_THAT(f.explanation, ContainsSubstring("before the start of the block's shared memory"));
+  }
+  // in range, as usual
+  CHECK(emu_test::shared_wild_write(out, 5) == cudaSuccess);
+  CHECK(out[5] == 2);
+  cudaFree(out);
+}
+
 // Hidden: run by tests/emu/CMakeLists.txt in a process of their own, which must die of the signal.
 TEST_CASE("a host fault after a launch says which kernel ran last", "[.host-fault]") {
   int* out = nullptr;
