@@ -69,6 +69,7 @@ cudaError_t neighbours(const float* in, float* out, int threads, int shared_byte
 cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int blocks, int threads);
 cudaError_t late_first_fault(const float* in, float* out, int n, int blocks, int spin);
 cudaError_t write_one_past(float* out, int n);
+cudaError_t overflowing_index_instrumented(int* out, int n);  // overflowing_index(), built instrumented
 // block_order.cu
 // block b waits (at most patience_ns) for block b-1's prefix: counts the waits that gave up
 cudaError_t naive_chained_scan(const int* in, long long* prefix, int* flag, int blocks, int chunk,

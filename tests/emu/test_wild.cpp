@@ -102,6 +102,24 @@ TEST_CASE("an int index that overflows (blockIdx.x * gridDim.x) is the launch's 
   cudaFree(out);
 }
 
+TEST_CASE("an int index that overflows is the launch's illegal address in an instrumented build too",
+          "[emu][faults][wild][instrument]") {
+  // Blocks in index order: block 32768 faults first, 8 GiB before the array, outside the device
+  // memory that the instrumentation checks: the system refuses the access.
+  BlockSeed index_order(0);
+  const int n = 65537;
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, n * sizeof(int)) == cudaSuccess);
+  const Fault f = illegal([&] { return emu_test::overflowing_index_instrumented(out, n); });
+  CHECK(f.kernel == "overflowing_index_instr_kernel");
+  CHECK(f.block[0] == 32768u);
+  REQUIRE(f.has_thread);
+  CHECK(f.thread[0] == 0u);
+  CHECK(f.line == line_of("bounds.cu", "// line: instrumented overflowing index"));
+  CHECK_THAT(f.explanation, ContainsSubstring("it is far from every allocation"));
+  cudaFree(out);
+}
+
 TEST_CASE("a write just past an allocation's end, inside its last page, is the launch's illegal address naming it",
           "[emu][faults][wild]") {
   int* out = nullptr;
