@@ -194,6 +194,12 @@ __global__ void shared_wild_kernel(int* out, long long index) {
   out[threadIdx.x] = s[threadIdx.x];
 }
 
+// Spins until *flag is set: a launch that never ends when nothing sets it.
+__global__ void spin_forever_kernel(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+
 // Every thread of every block has a 400 KB local array: all workers overflow at once.
 __global__ void everyone_big_array_kernel(float* out) {
   volatile float big[100000];
@@ -220,6 +226,11 @@ cudaError_t wild_write(int* out, long long offset) {
 
 cudaError_t shared_wild_write(int* out, long long index) {
   shared_wild_kernel<<<1, 32>>>(out, index);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t spin_forever(int* flag) {
+  spin_forever_kernel<<<1, 1>>>(flag);
   return cudaDeviceSynchronize();
 }
 

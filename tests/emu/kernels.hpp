@@ -18,6 +18,7 @@ cudaError_t stack_overflow_everywhere();  // a 400 KB local array in every threa
 cudaError_t null_write();  // block 2, thread 5 writes through a null pointer: the launch's illegal address
 cudaError_t wild_write(int* out, long long offset);  // thread 0 writes out[offset]
 cudaError_t shared_wild_write(int* out, long long index);  // thread 0 writes s[index] of a __shared__ int s[32]
+cudaError_t spin_forever(int* flag);  // <<<1, 1>>> spins while *flag == 0
 cudaError_t overflowing_index(int* out, int n);  // <<<n, 1>>>: out[blockIdx.x * gridDim.x + threadIdx.x] if < n
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);

@@ -11,9 +11,12 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "kernels.hpp"
 #include "support.hpp"
@@ -186,4 +189,23 @@ TEST_CASE("a host abort after a launch says which kernel ran last", "[.host-abor
   std::printf("aborting on the host\n");
   std::fflush(stdout);
   std::abort();
+}
+
+// A launch that never ends while the grader's watchdog cannot report it: a thread that stands for
+// the watchdog waits, from 1 s on, for a lock a dead thread holds (as malloc's would be after a
+// fault inside it). The backend's own watch ends the process (WB_WATCHDOG_SECONDS=1: after 6 s).
+TEST_CASE("a launch that outlives a stuck watchdog ends the process with a message", "[.backstop]") {
+  static std::mutex heap;  // stands for malloc's lock
+  heap.lock();
+  std::thread([] {
+    sleep(1);
+    std::lock_guard<std::mutex> never(heap);  // the watchdog's report would be written here
+    std::printf("the watchdog reported\n");
+  }).detach();
+  int* flag = nullptr;
+  REQUIRE(cudaMalloc(&flag, sizeof(int)) == cudaSuccess);
+  std::printf("spinning\n");
+  std::fflush(stdout);
+  emu_test::spin_forever(flag);
+  std::printf("the launch ended\n");
 }
