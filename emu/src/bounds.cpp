@@ -179,8 +179,15 @@ void illegal_address(Worker& w, std::uintptr_t a, int write, const void* pc) {
   const char* access = write < 0 ? "an access" : write ? "a write" : "a read";
   std::string why = std::string("illegal address: ") + access + " at " + hex_address(a) + " " + at_thread(pc) + ": ";
   Allocation near;
+  const auto sh = reinterpret_cast<std::uintptr_t>(w.shared);
   if (a < 65536) {
     why += "a null pointer (plus an index)";
+  } else if (sh && a >= sh + kSharedArena && a - (sh + kSharedArena) <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + byte_count(a - (sh + kSharedArena)) + " past the end of the block's shared memory, far "
+           "past every __shared__ array (a global index used for a block's shared array?)";
+  } else if (sh && a < sh && sh - a <= (std::uintptr_t(1) << 30)) {
+    why += "it is " + byte_count(sh - a) + " before the start of the block's shared memory, far before every "
+           "__shared__ array (a negative index?)";
   } else if (nearest_allocation(a, &near) && a >= near.base + near.bytes &&
              a - (near.base + near.bytes) <= (std::uintptr_t(1) << 30)) {
     why += "it is " + past_end(a - (near.base + near.bytes)) + " the " + std::to_string(near.bytes) + "-byte " +

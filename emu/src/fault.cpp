@@ -43,6 +43,7 @@ FaultView view_of(const Fault& f) {
     v.block[i] = f.block[i];
     v.thread[i] = f.thread[i];
   }
+  v.has_block = f.has_block;
   v.has_thread = f.has_thread;
   v.file = f.file.c_str();
   v.line = f.line;
@@ -63,6 +64,7 @@ Fault fault_of(const FaultView& v) {
     f.block[i] = v.block[i];
     f.thread[i] = v.thread[i];
   }
+  f.has_block = v.has_block;
   f.has_thread = v.has_thread;
   f.file = v.file;
   f.line = v.line;
@@ -219,8 +221,10 @@ void write_text(const FaultView& f, Sink& out) {
   put_triple(out, f.grid);
   out.put(" and block ");
   put_triple(out, f.block_dim);
-  out.put("; in block ");
-  put_triple(out, f.block);
+  if (f.has_block) {
+    out.put("; in block ");
+    put_triple(out, f.block);
+  }
   out.put(":\n  ");
   out.put(f.explanation);
 }
@@ -240,7 +244,11 @@ void write_json(const FaultView& f, const char* text, std::size_t text_bytes, Si
   out.put(",\"block_dim\":");
   put_json_array(out, f.block_dim);
   out.put(",\"block\":");
-  put_json_array(out, f.block);
+  if (f.has_block) {
+    put_json_array(out, f.block);
+  } else {
+    out.put("null");
+  }
   out.put(",\"block_seed\":");
   out.put_uint(f.block_seed);
   out.put(",\"thread\":");

@@ -18,6 +18,7 @@ struct FaultView {
   const char* launch_file = "";  ///< "" when unknown (the text then says "?")
   int launch_line = 0;
   unsigned grid[3] = {1, 1, 1}, block_dim[3] = {1, 1, 1}, block[3] = {0, 0, 0};
+  bool has_block = true;
   bool has_thread = false;
   unsigned thread[3] = {0, 0, 0};
   const char* file = "";  ///< the access's or operation's file, "" when unknown

@@ -10,6 +10,7 @@
 #include "fault_format.hpp"
 #include "graph.hpp"
 #include "instrument.hpp"
+#include "memory.hpp"
 #include "pool.hpp"
 #include "stack_guard.hpp"
 #include "worker.hpp"
@@ -28,8 +29,12 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
+
+#include <time.h>
+#include <unistd.h>
 
 namespace wb_emu {
 namespace internal {
@@ -146,12 +151,121 @@ Fault fault_record(const Grid& g, const Worker& w) {
   return f;
 }
 
+// The fault of a launch that wrote past an allocation's end, into the rest of its last page, where
+// no access faults (memory.hpp, Overrun): found when the launch ended, so no block or thread is named.
+Fault overrun_fault(const Grid& g, const Overrun& o) {
+  Fault f;
+  f.kind = FaultKind::illegal_address;
+  f.kernel = g.site->kernel ? g.site->kernel : "";
+  f.launch_file = g.site->file ? g.site->file : "";
+  f.launch_line = g.site->line;
+  const unsigned grid[3] = {g.grid.x, g.grid.y, g.grid.z}, block_dim[3] = {g.block.x, g.block.y, g.block.z};
+  for (int i = 0; i < 3; ++i) {
+    f.grid[i] = grid[i];
+    f.block_dim[i] = block_dim[i];
+  }
+  f.has_block = false;
+  const Allocation& a = o.allocation;
+  char base[32];
+  std::snprintf(base, sizeof base, "0x%llx", static_cast<unsigned long long>(a.base));
+  const std::size_t changed = o.last - o.first + 1;
+  std::string array = "the " + std::to_string(a.bytes) + "-byte " + a.kind + " allocation at " + base;
+  if (a.has_extent() && a.file)
+    array += " (the array allocated at " + where(a.file, a.line) + " and its guard zones)";
+  f.explanation = "illegal address: the kernel wrote past the end of " + array + ": " +
+                  (o.first == 0 ? std::string("from its first byte past the end")
+                                : "from " + std::to_string(o.first) + " bytes past its end") +
+                  ", " + std::to_string(changed) + (changed == 1 ? " byte" : " bytes") +
+                  " were changed (found when the launch ended: which block or thread wrote is not known)\n"
+                  "  A GPU stops such a kernel with an illegal address (cudaErrorIllegalAddress) or lets it overwrite "
+                  "whatever lies after the array; check the index against the array's size before the write (an "
+                  "instrumented build, `check`, names the thread and the line).";
+  f.block_seed = 0;
+  return f;
+}
+
 }  // namespace
 }  // namespace internal
 
 using namespace internal;
 
 namespace {
+// ---- the backstop: a launch that outlives the grader's watchdog ----
+// A grader's watchdog (wb::Watchdog) ends a launch that never ends after WB_WATCHDOG_SECONDS (30 s
+// unless set). It formats its report with the heap; should a kernel's wild write have broken the
+// heap, or a thread died holding malloc's lock, it hangs there, and so does the grader. So the
+// backend keeps a watch of its own, which touches neither: a thread that sleeps, and once a launch
+// has run for that limit and as long again (at least 5 s more), writes a message made in a fixed
+// buffer with write(2) and ends the process with _exit(3), the watchdog's own status.
+std::atomic<std::int64_t> backstop_since{0};  // when the running launch started (steady ns), 0: none
+std::atomic<const char*> backstop_kernel{nullptr}, backstop_file{nullptr};
+std::atomic<int> backstop_line{0};
+std::once_flag backstop_once;
+char backstop_message[2048];
+
+std::int64_t steady_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return std::int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+void backstop_watch(long limit_s, long grace_s) {
+  const std::int64_t after_ns = std::int64_t(limit_s + grace_s) * 1000000000;
+  for (;;) {
+    const timespec pause{0, 200 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+    const std::int64_t since = backstop_since.load();
+    if (since == 0 || steady_ns() - since < after_ns) continue;
+    BufferSink out(backstop_message, sizeof backstop_message);
+    out.put("\nCPU backend: the launch of ");
+    const char* kernel = backstop_kernel.load();
+    const char* file = backstop_file.load();
+    out.put(kernel ? kernel : "?");
+    out.put(" at ");
+    out.put(file && *file ? file : "?");
+    out.put(":");
+    out.put_int(backstop_line.load());
+    out.put(" has run for ");
+    out.put_int(limit_s + grace_s);
+    out.put(" s: the grader's watchdog (");
+    out.put_int(limit_s);
+    out.put(" s, WB_WATCHDOG_SECONDS) should have stopped it ");
+    out.put_int(grace_s);
+    out.put(" s ago and could not: its report needs memory or a lock that is broken (a kernel that wrote outside "
+            "its arrays into the host's memory can do this) or the process is stuck elsewhere.\n"
+            "  A kernel that never ends, or one that broke the grader's memory: the process ends here, with no "
+            "verdict.\n");
+    std::size_t left = out.size();
+    for (const char* p = backstop_message; left > 0;) {
+      const ssize_t k = write(STDERR_FILENO, p, left);
+      if (k <= 0) break;
+      p += k;
+      left -= static_cast<std::size_t>(k);
+    }
+    _exit(3);
+  }
+}
+
+// Starts the watch (once) and marks the launch `site` as running; backstop_end() unmarks it.
+bool backstop_begin(const LaunchSite& site) {
+  std::call_once(backstop_once, [] {
+    long limit = 30;
+    if (const char* env = std::getenv("WB_WATCHDOG_SECONDS")) {
+      const long v = std::strtol(env, nullptr, 10);
+      if (v > 0) limit = v;
+    }
+    std::thread(backstop_watch, limit, std::max(limit, 5L)).detach();
+  });
+  backstop_kernel = site.kernel;
+  backstop_file = site.file;
+  backstop_line = site.line;
+  std::int64_t none = 0;
+  return backstop_since.compare_exchange_strong(none, steady_ns());  // the first of launches at once
+}
+void backstop_end(bool mine) {
+  if (mine) backstop_since = 0;
+}
+
 // WB_EMU_PROFILE=<file>: every instrumented launch appends its memory statistics to the file, one
 // tab-separated row per source line and direction: kernel, file, line, load or store, bytes per
 // lane, requests, sectors, ideal sectors for global memory; for shared memory the direction is
@@ -325,6 +439,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     return;
   }
   last_dynamic_shared = shared_bytes;
+  const bool backstop = backstop_begin(site);
   const Grid g{grid, block, shared_bytes, body, ctx, &site};
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
   const BlockOrder order(blocks, next_launch_order_seed());
@@ -391,7 +506,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     w.g = nullptr;
     w.current = -1;
   };
-  guard_kernel_stacks();  // a kernel thread that overflows its stack explains itself
+  guard_kernel_stacks(site);  // a kernel thread that overflows its stack explains itself
   std::atomic<std::uint64_t> next{0};
   state.next = &next;
   {
@@ -409,6 +524,12 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     std::lock_guard<std::mutex> lock(running_mutex);
     if (running == &state) running = nullptr;
   }
+  // A write past an allocation's end that faulted nowhere: the rest of its page changed.
+  if (Overrun o; !faulted && overrun_allocation(&o)) {
+    faulted = true;
+    fault = overrun_fault(g, o);
+    fault_code = cudaErrorIllegalAddress;
+  }
   if (faulted) {
     {
       std::lock_guard<std::mutex> running(running_fault_mutex);
@@ -419,7 +540,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
     // Which block faulted first depends on the start order: the first report of a process says how
     // to repeat it.
     static std::atomic<bool> order_told{false};
-    if (order.scrambled() && !order_told.exchange(true))
+    if (order.scrambled() && fault.has_block && !order_told.exchange(true))
       std::fprintf(stderr, "  (The %s; the fault reported is the first in that order.)\n", block_order_note().c_str());
     std::fflush(stderr);
     set_fault(fault, fault_code);
@@ -437,6 +558,7 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
   }
   if (site.instrumented) append_profile(site.kernel);
   if (note.set && !failed) warn_exit_before_barrier(g, note);
+  backstop_end(backstop);
 }
 
 }  // namespace wb_emu

@@ -46,6 +46,7 @@ const Allocation* at_or_below(const std::map<std::uintptr_t, Allocation>& m, std
 // overwriting the next one or the host's heap. A freed allocation's pages go back to PROT_NONE
 // (their memory is returned); its address range is used again only once the arena's end is reached.
 constexpr std::uintptr_t kArenaGap = 64 * 1024;
+constexpr unsigned char kTailPattern = 0xa5;  // the bytes after an allocation's end, to its page's end
 std::uintptr_t arena_next = 0;                     // where the next allocation goes, while the end is not reached
 std::map<std::uintptr_t, std::uintptr_t> free_spans;  // freed [start, end), for when it is
 std::size_t page_size() {
@@ -57,13 +58,28 @@ std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t to) { return (v + to - 
 // Reserves the arena: twice the machine's memory (at least 16 GiB, at most 1 TiB), or the largest
 // half of that, down to 4 GiB, that the system gives. Not more: reserving costs nothing natively, but
 // an emulator (qemu-user, arm64 in CI) keeps a record per page of the range, about 20 s for 1 TiB.
+//
+// The arena is placed far from everything else where the system allows it (kArenaHint): the system
+// maps the host's memory (thread stacks, malloc's arenas, libraries) from the top of the address
+// space down and the program's heap just above the program, so a range reserved at 16 TiB has
+// terabytes of unmapped space on both sides. A wild index into a device array (a negative int, 32
+// bits that wrapped: up to 2^31 elements of 16 bytes either way) then lands in the arena's own
+// PROT_NONE pages or in nothing, and faults (the launch's illegal address, stack_guard.cpp), instead
+// of landing in the host's memory that was mapped just below the arena after it and corrupting it.
+// Where the hint is not free (a smaller address space), the system's choice is kept.
+#if UINTPTR_MAX > 0xffffffffu
+constexpr std::uintptr_t kArenaHint = std::uintptr_t(16) << 40;
+#else
+constexpr std::uintptr_t kArenaHint = 0;
+#endif
 bool reserve_arena() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const std::size_t memory = pages > 0 ? std::size_t(pages) * page_size() : 0;
   std::size_t bytes = std::size_t(16) << 30;
   while (bytes < 2 * memory && bytes < (std::size_t(1) << 40)) bytes *= 2;
   for (; bytes >= (std::size_t(4) << 30); bytes /= 2) {
-    void* m = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* m = mmap(reinterpret_cast<void*>(kArenaHint), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     if (m == MAP_FAILED) continue;
     arena_lo = reinterpret_cast<std::uintptr_t>(m);
     arena_next = arena_lo + kArenaGap;  // an index before the first allocation lands in the arena too
@@ -97,7 +113,25 @@ void* arena_alloc(std::size_t bytes) {
     free_spans.emplace(at, at + span);
     return nullptr;
   }
+  // The rest of the last page: a write there faults nowhere, so it holds a known pattern that a
+  // launch checks when it ends (overrun_allocation()).
+  std::memset(static_cast<char*>(p) + bytes, kTailPattern, round_up(bytes, page_size()) - bytes);
   return p;
+}
+
+// The first byte in [p, e) that is not kTailPattern, or e.
+const unsigned char* first_changed(const unsigned char* p, const unsigned char* e) {
+  constexpr std::uint64_t word = 0x0101010101010101ull * kTailPattern;
+  for (; p < e && reinterpret_cast<std::uintptr_t>(p) % 8; ++p)
+    if (*p != kTailPattern) return p;
+  for (; p + 8 <= e; p += 8) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    if (v != word) break;
+  }
+  for (; p < e; ++p)
+    if (*p != kTailPattern) return p;
+  return e;
 }
 
 // Gives back the pages of the allocation at `p` (`bytes` long); its range may be used again later.
@@ -138,6 +172,30 @@ bool device_free(void* p, bool host) {
   m.erase(it);
   arena_free(p, bytes);
   return true;
+}
+
+bool overrun_allocation(Overrun* found) {
+  std::lock_guard<std::mutex> lock(alloc_mutex);
+  bool any = false;
+  for (const auto* m : {&allocations, &host_allocations})
+    for (const auto& [base, a] : *m) {
+      if (!in_arena(base)) continue;  // registered host memory: no tail of the backend's
+      auto* const end = reinterpret_cast<unsigned char*>(base + a.bytes);
+      auto* const page_end = reinterpret_cast<unsigned char*>(round_up(base + a.bytes, page_size()));
+      const unsigned char* first = first_changed(end, page_end);
+      if (first == page_end) continue;
+      const unsigned char* last = page_end - 1;
+      while (*last == kTailPattern) --last;
+      if (!any || base < found->allocation.base) {
+        found->allocation = a;
+        found->first = static_cast<std::size_t>(first - end);
+        found->last = static_cast<std::size_t>(last - end);
+        found->room = static_cast<std::size_t>(page_end - end);
+        any = true;
+      }
+      std::memset(end, kTailPattern, static_cast<std::size_t>(page_end - end));  // reported once
+    }
+  return any;
 }
 
 bool in_allocation(const void* p, std::size_t bytes) {

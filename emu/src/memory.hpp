@@ -52,4 +52,16 @@ bool nearest_allocation(std::uintptr_t a, Allocation* found);
 bool symbol_holding(std::uintptr_t a, std::uintptr_t e, Allocation* found);
 /// The symbol nearest to address `a`; false when there is none (symbols.cpp).
 bool nearest_symbol(std::uintptr_t a, Allocation* found);
+
+/// An allocation whose tail was written: the bytes after its end, up to the end of its last page,
+/// where a write past the end faults nowhere (the PROT_NONE gap starts at the next page). They hold
+/// a pattern from cudaMalloc on; a launch checks it when it ends.
+struct Overrun {
+  Allocation allocation;
+  std::size_t first = 0, last = 0;  ///< the first and last changed byte, counted from the allocation's end
+  std::size_t room = 0;             ///< the bytes from its end to its page's end
+};
+/// The lowest allocation whose tail has changed since it was made or last reported (its pattern is
+/// written again): true and `*found`; false when none has.
+bool overrun_allocation(Overrun* found);
 }  // namespace wb_emu::internal

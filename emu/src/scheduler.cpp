@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <string>
@@ -19,14 +20,45 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace wb_emu::internal {
 thread_local Worker* tls_worker = nullptr;
 namespace {
 
+// Every worker's shared memory lies in one range reserved without memory behind it (PROT_NONE), far
+// from the host's memory where the system allows it (kSharedHint, away from the device arena's: see
+// memory.cpp), one slot of kSharedSlot bytes per worker with its mapping in the middle (past the
+// 512th worker, a mapping of its own anywhere, as before). A plain
+// build's index far past a __shared__ array (a global index used for a block's tile) then faults,
+// the launch's illegal address, instead of overwriting a thread's stack or malloc's heap next to
+// the mapping; a slot's PROT_NONE margins keep a near miss out of the next worker's memory too.
+constexpr std::size_t kSharedWindow = kSharedSlack + kSharedArena + kSharedSlack;
+// (8 MiB slots: an index lands in another worker's memory only about 3% of the time when it is past
+// the margins; 512 of them, 4 GiB of address space, which an emulator such as qemu-user records per page.)
+constexpr std::size_t kSharedSlot = std::size_t(8) << 20;
+constexpr std::size_t kSharedSlots = 512;
+#if UINTPTR_MAX > 0xffffffffu
+constexpr std::uintptr_t kSharedHint = std::uintptr_t(24) << 40;
+#else
+constexpr std::uintptr_t kSharedHint = 0;
+#endif
+static_assert(kSharedWindow < kSharedSlot, "a worker's shared memory fits its slot");
+
 unsigned char* map_shared_arena() {
-  void* m = mmap(nullptr, kSharedSlack + kSharedArena + kSharedSlack, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  static unsigned char* const region = [] {
+    void* r = mmap(reinterpret_cast<void*>(kSharedHint), kSharedSlot * kSharedSlots, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return r == MAP_FAILED ? nullptr : static_cast<unsigned char*>(r);
+  }();
+  static std::atomic<std::size_t> next_slot{0};
+  if (region) {
+    const std::size_t slot = next_slot.fetch_add(1);
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+    unsigned char* const m = region + slot * kSharedSlot + (kSharedSlot - kSharedWindow) / 2 / page * page;
+    if (slot < kSharedSlots && mprotect(m, kSharedWindow, PROT_READ | PROT_WRITE) == 0) return m + kSharedSlack;
+  }
+  void* m = mmap(nullptr, kSharedWindow, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) {
     std::fprintf(stderr, "wb_emu: cannot map shared memory\n");
     std::abort();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <wb_emu/fault.hpp>
+#include <wb_emu/launch.hpp>
 
 namespace wb_emu::internal {
 struct Worker;
@@ -12,8 +13,10 @@ void register_worker(Worker* w);
 /// Called by a launch on the thread that launches: makes sure the SIGSEGV and SIGBUS handler that
 /// explains a kernel thread's stack overflow is installed (again, when another one, e.g. Catch2's
 /// for each test case, has replaced it since; that one is kept and called after it), and that the
-/// thread has an alternate signal stack for it to run on.
-void guard_kernel_stacks();
+/// thread has an alternate signal stack for it to run on. The same handler, and one for SIGABRT,
+/// give a last message when the process dies of a signal outside every kernel thread, naming
+/// `site`, the launch most recently started.
+void guard_kernel_stacks(const LaunchSite& site);
 /// Gives the calling thread an alternate signal stack when it has none: every thread that runs
 /// fibers needs one, since a handler cannot run on the stack that overflowed.
 void alt_stack_for_this_thread();

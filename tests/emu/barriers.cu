@@ -175,6 +175,31 @@ __global__ void wild_write_kernel(int* out, long long offset) {
   if (threadIdx.x == 0) out[offset] = 1;  // line: wild write
 }
 
+// Chapter 01's index with gridDim.x for blockDim.x: blockIdx.x * gridDim.x is unsigned and wraps
+// past 2^32 for grids of more than 65536 blocks, and as an int it is negative from block 32768 on
+// (for a grid of 65537: block 65535's thread 0 has i == -1), so `i < n` lets wild indices through.
+__global__ void overflowing_index_kernel(int* out, int n) {
+  const int i = blockIdx.x * gridDim.x + threadIdx.x;
+  if (i < n) out[i] = 1;  // line: overflowing index
+}
+
+// Thread 0 writes s[index] of a 32-element __shared__ array: with an index far out of it (a global
+// index), outside the worker's shared memory.
+__global__ void shared_wild_kernel(int* out, long long index) {
+  __shared__ int s[32];
+  s[threadIdx.x] = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) s[index] = 2;  // line: shared wild write
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+
+// Spins until *flag is set: a launch that never ends when nothing sets it.
+__global__ void spin_forever_kernel(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+
 // Every thread of every block has a 400 KB local array: all workers overflow at once.
 __global__ void everyone_big_array_kernel(float* out) {
   volatile float big[100000];
@@ -196,6 +221,21 @@ cudaError_t null_write() {
 
 cudaError_t wild_write(int* out, long long offset) {
   wild_write_kernel<<<1, 32>>>(out, offset);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t shared_wild_write(int* out, long long index) {
+  shared_wild_kernel<<<1, 32>>>(out, index);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t spin_forever(int* flag) {
+  spin_forever_kernel<<<1, 1>>>(flag);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t overflowing_index(int* out, int n) {
+  overflowing_index_kernel<<<n, 1>>>(out, n);
   return cudaDeviceSynchronize();
 }
 

@@ -107,4 +107,16 @@ cudaError_t write_one_past(float* out, int n) {
   return cudaDeviceSynchronize();
 }
 
+// Chapter 01's index with gridDim.x for blockDim.x, built instrumented (barriers.cu has it plain):
+// from block 32768 of a grid of 65537 the index is negative, far before the array.
+__global__ void overflowing_index_instr_kernel(int* out, int n) {
+  const int i = blockIdx.x * gridDim.x + threadIdx.x;
+  if (i < n) out[i] = 1;  // line: instrumented overflowing index
+}
+
+cudaError_t overflowing_index_instrumented(int* out, int n) {
+  overflowing_index_instr_kernel<<<n, 1>>>(out, n);
+  return cudaDeviceSynchronize();
+}
+
 }  // namespace emu_test

@@ -162,4 +162,83 @@ cudaError_t warp_flag(int* out, bool distinct) {
   return cudaDeviceSynchronize();
 }
 
+// A shared scalar written by one thread and read or written by another in the same interval
+// (between the same two barriers), for each way a kernel declares and uses one. `variant`:
+//   0  thread 0 writes `total`, then every thread reads it after a barrier (correct)
+//   1  thread 0 writes `total`, thread 40 (another warp) reads it with no barrier between (a race)
+//   2  threads 0 and 40 write different values to `total` (a race)
+//   3  as 1, for a double
+//   4  as 1, through a helper that takes the scalar by reference
+//   5  as 2, for `second` of `__shared__ int first, second;`
+//   6  as 1, with the read first in the source and the write after it
+//   7  as 1, for a field of a struct scalar
+//   8  as 1, for a volatile scalar (a flag)
+struct Pair {
+  int a;
+  float b;
+};
+__device__ void put(int& where, int v) { where = v; }  // line: scalar helper
+__global__ void scalar_kernel(int* out, int variant) {
+  __shared__ int total;
+  __shared__ double wide;
+  __shared__ int first, second;
+  __shared__ Pair pair;
+  __shared__ volatile int ready;
+  const int t = static_cast<int>(threadIdx.x);
+  if (t == 0) {
+    total = 5;
+    wide = 1.0;
+    first = second = 0;
+    pair.a = 0;
+    pair.b = 0.0f;
+    ready = 0;
+  }
+  __syncthreads();
+  int v = 0;
+  switch (variant) {
+    case 0:
+      if (t == 0) total = 7;
+      __syncthreads();
+      v = total;
+      break;
+    case 1:
+      if (t == 0) total = 7;  // line: scalar write
+      if (t == 40) v = total;  // line: scalar read
+      break;
+    case 2:
+      if (t == 0 || t == 40) total = t;  // line: scalar write write
+      break;
+    case 3:
+      if (t == 0) wide = 2.0;
+      if (t == 40) v = static_cast<int>(wide);  // line: scalar double read
+      break;
+    case 4:
+      if (t == 0) put(total, 9);
+      if (t == 40) v = total;  // line: scalar read after helper
+      break;
+    case 5:
+      if (t == 0 || t == 40) second = t;  // line: scalar second
+      break;
+    case 6:
+      if (t == 40) v = total;  // line: scalar read of a later write
+      if (t == 0) total = 3;
+      break;
+    case 7:
+      if (t == 0) pair.b = 2.0f;
+      if (t == 40) v = static_cast<int>(pair.b);  // line: scalar struct read
+      break;
+    case 8:
+      if (t == 0) ready = 1;
+      if (t == 40) v = ready;  // line: scalar volatile read
+      break;
+  }
+  __syncthreads();
+  out[t] = v + total + second;
+}
+
+cudaError_t shared_scalar(int* out, int variant) {
+  scalar_kernel<<<1, 64>>>(out, variant);
+  return cudaDeviceSynchronize();
+}
+
 }  // namespace emu_test

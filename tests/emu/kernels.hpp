@@ -17,6 +17,9 @@ cudaError_t stack_overflow_recursion();  // recursion 100000 deep in thread 7: d
 cudaError_t stack_overflow_everywhere();  // a 400 KB local array in every thread of 64 blocks: dies
 cudaError_t null_write();  // block 2, thread 5 writes through a null pointer: the launch's illegal address
 cudaError_t wild_write(int* out, long long offset);  // thread 0 writes out[offset]
+cudaError_t shared_wild_write(int* out, long long index);  // thread 0 writes s[index] of a __shared__ int s[32]
+cudaError_t spin_forever(int* flag);  // <<<1, 1>>> spins while *flag == 0
+cudaError_t overflowing_index(int* out, int n);  // <<<n, 1>>>: out[blockIdx.x * gridDim.x + threadIdx.x] if < n
 // shared_memory.cu
 cudaError_t shared_first_reads(unsigned* static_first, unsigned* dynamic_first, int blocks);
 cudaError_t shared_broadcast(int* out, int blocks, int threads);
@@ -55,6 +58,7 @@ cudaError_t reduce(const float* in, float* out, int n, int threads, int variant)
 cudaError_t shared_count(const int* in, int* out, int n);
 cudaError_t syncwarp_exchange(int* out);
 cudaError_t warp_flag(int* out, bool distinct);  // 64 threads; lanes 0-31 store one shared flag
+cudaError_t shared_scalar(int* out, int variant);  // 64 threads; races on shared scalars (instrumented.cu)
 }  // namespace emu_test
 
 // bounds.cu (built instrumented): accesses out of bounds
@@ -66,6 +70,7 @@ cudaError_t neighbours(const float* in, float* out, int threads, int shared_byte
 cudaError_t unguarded_copy(const float* in, float* out, int n, int offset, int blocks, int threads);
 cudaError_t late_first_fault(const float* in, float* out, int n, int blocks, int spin);
 cudaError_t write_one_past(float* out, int n);
+cudaError_t overflowing_index_instrumented(int* out, int n);  // overflowing_index(), built instrumented
 // block_order.cu
 // block b waits (at most patience_ns) for block b-1's prefix: counts the waits that gave up
 cudaError_t naive_chained_scan(const int* in, long long* prefix, int* flag, int blocks, int chunk,

@@ -260,3 +260,31 @@ TEST_CASE("last_fault_message() gives a barrier fault's text", "[emu][instrument
   CHECK(wb_emu::last_fault_message() + "\n" == without_order_note(err));
   REQUIRE(cudaDeviceReset() == cudaSuccess);
 }
+
+TEST_CASE("shared scalars are race-checked as arrays are: read-write and write-write between two barriers",
+          "[emu][instrument][race][scalar]") {
+  int* out = device_array<int>(64, 0);
+  cudaError_t e = cudaErrorUnknown;
+  // one thread writes, every thread reads after a barrier: correct, no report
+  std::string err = capture_stderr([&] { e = emu_test::shared_scalar(out, 0); });
+  CHECK(e == cudaSuccess);
+  CHECK(err.empty());
+  CHECK(out[63] == 7 + 7);
+  const struct {
+    int variant;
+    const char* name;
+    const char* line;
+  } races[] = {{1, "total", "scalar read"},       {2, "total", "scalar write write"},
+               {3, "wide", "scalar double read"}, {4, "total", "scalar read after helper"},
+               {5, "second", "scalar second"},    {6, "total", "scalar read of a later write"},
+               {7, "pair", "scalar struct read"},    {8, "ready", "scalar volatile read"}};
+  for (const auto& r : races) {
+    CAPTURE(r.variant);
+    err = capture_stderr([&] { e = emu_test::shared_scalar(out, r.variant); });
+    CHECK(e == cudaErrorLaunchFailure);
+    CHECK_THAT(err, ContainsSubstring(std::string("shared-memory race on `") + r.name + "`"));
+    CHECK_THAT(err, ContainsSubstring(std::string(EMU_TEST_DIR) + "/instrumented.cu:" + std::to_string(line_of(r.line))));
+    REQUIRE(cudaDeviceReset() == cudaSuccess);
+  }
+  cudaFree(out);
+}

@@ -39,7 +39,10 @@ struct Fault {
   int launch_line = 0;      ///< the line of the launch
   unsigned grid[3] = {1, 1, 1};       ///< the launch's grid (gridDim)
   unsigned block_dim[3] = {1, 1, 1};  ///< the launch's block (blockDim)
-  unsigned block[3] = {0, 0, 0};      ///< the faulting block (blockIdx)
+  unsigned block[3] = {0, 0, 0};      ///< the faulting block (blockIdx), when has_block
+  /// Whether one block is the faulting one: not for a write past an allocation's end that no
+  /// access faulted at, found when the launch ended (the text then names no block).
+  bool has_block = true;
   bool has_thread = false;            ///< whether one thread is the faulting one (not, e.g., a barrier's)
   unsigned thread[3] = {0, 0, 0};     ///< that thread (threadIdx), when has_thread
   std::string file;  ///< the source file of the faulting access or operation ("" when unknown)
@@ -55,7 +58,8 @@ struct Fault {
 
 /// The fault's text, as the backend prints it to stderr and last_fault_message() returns it:
 /// "<launch file>:<line>: error: kernel fault in <kernel>, launched here with grid (x,y,z) and block
-/// (x,y,z); in block (x,y,z):\n  <explanation>". The one place a record becomes text.
+/// (x,y,z); in block (x,y,z):\n  <explanation>" (without "; in block (x,y,z)" when no one block is
+/// known). The one place a record becomes text.
 std::string describe(const Fault& fault);
 
 /// The most recent kernel fault (kept after cudaDeviceReset, until the next fault, as
@@ -69,7 +73,7 @@ bool running_launch_fault(Fault* out);
 
 /// The fault as one line of JSON (no newline at its end), as WB_EMU_FAULTS=<file> appends it
 /// (docs/cpu-backend.md, "Fault records"): {"kind", "kernel", "launch": {"file", "line"}, "grid",
-/// "block_dim", "block", "block_seed", "thread" (or null), "at": {"file", "line"} (or null),
+/// "block_dim", "block" (or null), "block_seed", "thread" (or null), "at": {"file", "line"} (or null),
 /// "explanation", "text"}. Valid JSON for any name or path: quotes, backslashes and control characters are
 /// escaped, and bytes that are not UTF-8 become U+FFFD.
 std::string fault_json(const Fault& fault);
