@@ -113,7 +113,8 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, const w
   const bool out_right = c.wrong == 0 && written_past < 0;
   if (out_right && count == k) return c;
   c.pattern = wb::Pattern::chapter_specific;
-  const std::string kept_is = std::to_string(k) + " of the n = " + std::to_string(n) + " elements are kept";
+  const std::string kept_is = "in[i] > threshold for " + std::to_string(k) + " of the n = " + std::to_string(n) +
+                              " elements";
   auto in_at = [&](std::int64_t j) {  // "in[p]" for a value of out, where the value names its position
     const float g = got[std::size_t(j)];
     const double p = g > 0 ? double(g) - 1 : -double(g) - 1;
