@@ -21,6 +21,7 @@ constexpr int kThreads = 256;            // threads per block of the counting an
 constexpr int kItems = 16;               // keys per thread: a tile is kThreads x kItems = 4096 keys
 constexpr int kTile = kThreads * kItems;
 constexpr int kScanThreads = 1024;       // the one block that scans the counts
+constexpr int kScanItems = 16;           // ... kScanItems consecutive counts per thread and round
 
 std::int64_t tiles_for(std::int64_t n) { return (n + kTile - 1) / kTile; }
 
@@ -51,18 +52,25 @@ __global__ void __launch_bounds__(kThreads)
 //! [count]
 
 //! [scan]
-// counts[0..m) becomes its exclusive prefix sum, in one block: rounds of kScanThreads counts, a
-// scan per warp with shuffles, the warps' totals scanned by warp 0, a carry between rounds.
+// counts[0..m) becomes its exclusive prefix sum, in one block: rounds of kScanThreads x kScanItems
+// counts (each thread kScanItems consecutive ones), the threads' totals scanned with shuffles per
+// warp and by warp 0 across the warps, a carry between rounds.
 __global__ void __launch_bounds__(kScanThreads) exclusive_scan_kernel(std::uint32_t* __restrict__ counts, std::int64_t m) {
   constexpr int kWarps = kScanThreads / 32;
   __shared__ std::uint32_t warp_sums[kWarps];
   __shared__ std::uint32_t carry;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (threadIdx.x == 0) carry = 0;
-  for (std::int64_t base = 0; base < m; base += kScanThreads) {
-    const std::int64_t i = base + threadIdx.x;
-    const std::uint32_t v = i < m ? counts[i] : 0u;
-    std::uint32_t x = v;  // the inclusive scan of the warp's values
+  for (std::int64_t base = 0; base < m; base += std::int64_t(kScanThreads) * kScanItems) {
+    const std::int64_t first = base + std::int64_t(threadIdx.x) * kScanItems;
+    std::uint32_t c[kScanItems];
+    std::uint32_t v = 0;  // the thread's total
+#pragma unroll
+    for (int k = 0; k < kScanItems; ++k) {
+      c[k] = first + k < m ? counts[first + k] : 0u;
+      v += c[k];
+    }
+    std::uint32_t x = v;  // the inclusive scan of the warp's totals
     for (int offset = 1; offset < 32; offset *= 2) {
       const std::uint32_t up = __shfl_up_sync(0xffffffffu, x, offset);
       if (lane >= offset) x += up;
@@ -78,10 +86,14 @@ __global__ void __launch_bounds__(kScanThreads) exclusive_scan_kernel(std::uint3
       if (lane < kWarps) warp_sums[lane] = s;  // the warps' inclusive totals
     }
     __syncthreads();  // the scanned totals are in before any thread reads them
-    const std::uint32_t before = carry + (warp > 0 ? warp_sums[warp - 1] : 0u) + (x - v);
-    if (i < m) counts[i] = before;
+    std::uint32_t before = carry + (warp > 0 ? warp_sums[warp - 1] : 0u) + (x - v);
+#pragma unroll
+    for (int k = 0; k < kScanItems; ++k) {
+      if (first + k < m) counts[first + k] = before;
+      before += c[k];
+    }
     __syncthreads();  // every thread has read carry and warp_sums before they change
-    if (threadIdx.x == kScanThreads - 1) carry = before + v;
+    if (threadIdx.x == kScanThreads - 1) carry = before;  // everything up to the round's end
   }
 }
 //! [scan]
