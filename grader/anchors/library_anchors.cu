@@ -9,7 +9,9 @@
 #include <string>
 
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "wb/cuda_check.hpp"
 
@@ -92,6 +94,30 @@ void cublas_gemm_f16_f32(int M, int N, int K, const __half* A, const __half* B, 
   cublas_check(cublasGemmEx(shared_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16F, N, A, CUDA_R_16F,
                             K, &zero, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx");
+}
+
+void cub_radix_sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
+                          std::uint32_t* values_out, std::int64_t n) {
+  static Scratch scratch;
+  std::size_t need = 0;
+  WB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_in, keys_out, values_in, values_out, n));
+  WB_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(scratch.at_least(need), need, keys_in, keys_out, values_in, values_out, n));
+}
+
+namespace {
+// The predicate of cub_select_greater.
+struct GreaterThan {
+  float threshold;
+  __host__ __device__ bool operator()(const float& x) const { return x > threshold; }
+};
+}  // namespace
+
+void cub_select_greater(const float* in, std::int64_t n, float threshold, float* out, std::int64_t* count) {
+  static Scratch scratch;
+  std::size_t need = 0;
+  WB_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, in, out, count, n, GreaterThan{threshold}));
+  WB_CUDA_CHECK(cub::DeviceSelect::If(scratch.at_least(need), need, in, out, count, n, GreaterThan{threshold}));
 }
 
 }  // namespace wb::anchors

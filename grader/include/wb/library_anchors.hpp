@@ -83,4 +83,14 @@ void torch_topk(const float* in, int rows, int cols, int k);
 /// kernel). The result is copied into o.
 void torch_attention(const float* q, const float* k, const float* v, float* o, int n, int d);
 
+/// keys_out, values_out = the n pairs sorted by key (ascending, unsigned, stable) through
+/// cub::DeviceRadixSort::SortPairs over all 32 bits (temporary storage allocated at the first call
+/// and kept).
+void cub_radix_sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::uint32_t* keys_out,
+                          std::uint32_t* values_out, std::int64_t n);
+
+/// out[0..*count) = the elements of in[0..n) greater than `threshold`, in their order, and
+/// *count = how many (device memory), through cub::DeviceSelect::If (temporary storage kept).
+void cub_select_greater(const float* in, std::int64_t n, float threshold, float* out, std::int64_t* count);
+
 }  // namespace wb::anchors
