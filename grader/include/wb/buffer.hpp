@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -74,8 +75,11 @@ class DeviceBuffer {
     upload(host);
   }
 #else
-  /// `n` elements, uninitialised, with `guard` guard elements on each side.
-  explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard) : n_(n), guard_(guard) {
+  /// `n` elements, uninitialised, with `guard` guard elements on each side; none in the copy of
+  /// the grader that compute-sanitizer runs (wb/sanitizer.hpp), whose memcheck can then see a
+  /// read past the array, which a guard zone would hold inside the allocation.
+  explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard)
+      : n_(n), guard_(std::getenv("WB_SANITIZER_CHILD") ? 0 : guard) {
     WB_CUDA_CHECK(cudaMalloc(&base_, bytes_total()));
     fill_guards();
   }
