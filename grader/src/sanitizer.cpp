@@ -85,8 +85,10 @@ struct ToolRun {
 
 ToolRun run_tool(const std::string& tool, const std::string& tag) {
   ToolRun r;
-  // The copy writes no verdict file and runs only the hidden small cases.
+  // The copy writes no verdict file and runs only the hidden small cases; its watchdog allows for
+  // the tool's slowdown (tens of times, more for racecheck).
   const std::string command = "env -u WB_VERDICT_FILE -u WB_PROGRESS_FILE -u WB_SANITIZER_TIMES_FILE WB_SANITIZER_CHILD=1 "
+                              "WB_WATCHDOG_SECONDS=300 "
                               "compute-sanitizer --tool " + tool + " --error-exitcode 86 --print-limit 5" +
                               options_of(tool) + " " + quoted(self_path()) + " " + quoted(tag) + " 2>&1";
   std::FILE* pipe = popen(command.c_str(), "r");
