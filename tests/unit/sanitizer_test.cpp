@@ -125,3 +125,28 @@ TEST_CASE("a clean run, a run cut short and only warnings are no finding", "[san
       "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
   CHECK(wb::sanitizer_finding("racecheck", warnings_only).empty());
 }
+
+#ifdef WB_CLI_DATA
+#include <fstream>
+#include <sstream>
+
+namespace {
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(WB_CLI_DATA) + "/" + name);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("the reports the check command's tests read give the same findings", "[sanitizer]") {
+  CHECK_THAT(wb::sanitizer_finding("memcheck", fixture("memcheck.log")),
+             Equals("compute-sanitizer memcheck reported an invalid __global__ write of size 4 bytes at transpose.cu:24, "
+                    "by thread (0,3,0) in block (2,0,0): out of bounds, 1 bytes after the nearest allocation, of 1024 "
+                    "bytes (7 errors in all)"));
+  CHECK_THAT(wb::sanitizer_finding("racecheck", fixture("racecheck.log")),
+             Equals("compute-sanitizer racecheck reported a shared-memory hazard between a write at transpose.cu:19 and "
+                    "a read at transpose.cu:23 (992 hazards)"));
+  CHECK(wb::sanitizer_finding("synccheck", fixture("synccheck.log")).empty());
+}
+#endif
