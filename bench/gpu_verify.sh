@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Developer script for the lent GPU machine (see ../shared/gpu/README.md): builds the CUDA
 # backend, runs the whole suite, then every chapter's solution grader with full timing, the
-# stubs' verdicts and PyTorch's anchors. Logs go to $OUT (or build/gpu/verify).
-#   source .gpu/env.sh && bash bench/gpu_verify.sh [build|suite|timing]...   (default: all three)
+# stubs' verdicts and PyTorch's anchors; `sanitizer` (not in the default) tabulates what
+# compute-sanitizer costs each grader (bench/sanitizer_costs.sh). Logs go to $OUT (or build/gpu/verify).
+#   source .gpu/env.sh && bash bench/gpu_verify.sh [build|suite|timing|sanitizer]...   (default: the first three)
 set -uo pipefail
 out=${OUT:-build/gpu/verify}
 mkdir -p "$out"
@@ -45,5 +46,7 @@ except OSError:
 PY
       done
       python3 bench/torch_anchors.py 2>&1 | tee "$out/torch_anchors.log" ;;
+    sanitizer)
+      OUT="$out/sanitizer" bash bench/sanitizer_costs.sh build/gpu ;;
   esac
 done

@@ -122,3 +122,8 @@ TEST_CASE("speed against the solution", "[01][timing]") {
                       .bar("2^28 floats", "c"),
                   [&] { return run_case(student::naive_add, n, threads); });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): four blocks, the last one partial.
+WB_SANITIZER_CASE("[01]", "c = a + b for n = 1000 with 256 threads") {
+  WB_REQUIRE_MATCH(checked(student::naive_add, 1000, 256));
+}

@@ -266,3 +266,12 @@ TEST_CASE("speed of your configuration against the solution and a library add", 
       [&] { return run_case([](const float* a, float* b, std::int64_t m) { student::add_inplace(a, b, m); }, n, {},
                             "n = 2^28, your configuration"); });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): fewer threads than elements, then your configuration.
+WB_SANITIZER_CASE("[02]", "y += x for n = 1000 with 3 blocks of 96 threads, and your configuration") {
+  WB_REQUIRE_MATCH(run_case(
+      [](const float* x, float* y, std::int64_t m) { student::add_inplace_launch(x, y, m, 3, 96); }, 1000,
+      Given{3, 96}, config(1000, 3, 96)));
+  WB_REQUIRE_MATCH(run_case([](const float* x, float* y, std::int64_t m) { student::add_inplace(x, y, m); }, 1000, {},
+                            "n = 1000, your configuration"));
+}

@@ -247,3 +247,11 @@ TEST_CASE("speed against the solution: coalesced on a GPU", "[03][timing]") {
                     return c;
                   });
 }
+
+// compute-sanitizer's other tools on the small case racecheck runs above (wb/sanitizer.hpp).
+TEST_CASE("no access outside an array, no barrier misuse (GPU: compute-sanitizer memcheck and synccheck on small transposes)",
+          "[03][sanitizer]") {
+  WB_REQUIRE_DEVICE();
+  if (wb::cpu_backend()) SKIP("the CPU backend ran every case above instrumented: such an access is a kernel fault");
+  wb::require_sanitizers_clean({"memcheck", "synccheck"}, "[racecheck]", "the transposes of 64 x 64 and 33 x 65");
+}

@@ -321,3 +321,11 @@ TEST_CASE("speed of your configuration against the solution and cub::DeviceReduc
       [&] { return judge(in, reference(in), run_once(yours, din, dsum, n, "n = 2^28"), "n = 2^28"); });
   //! [speed]
 }
+
+// compute-sanitizer's other tools on the small case racecheck runs above (wb/sanitizer.hpp).
+TEST_CASE("no access outside an array, no barrier misuse (GPU: compute-sanitizer memcheck and synccheck on small sums)",
+          "[04][sanitizer]") {
+  WB_REQUIRE_DEVICE();
+  if (wb::cpu_backend()) SKIP("the CPU backend ran every case above instrumented: such an access is a kernel fault");
+  wb::require_sanitizers_clean({"memcheck", "synccheck"}, "[racecheck]", "sums of 1000 elements with 96 and 256 threads");
+}

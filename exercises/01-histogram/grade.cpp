@@ -337,3 +337,8 @@ TEST_CASE("speed against the solution and cub::DeviceHistogram::HistogramEven", 
         return judge(in, dhist.download(), "after timing, n = 2^30");
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): a head, a body and a tail, every block's bins cleared and flushed.
+WB_SANITIZER_CASE("[x01]", "the histogram of 4097 random bytes, in starting 3 bytes off a boundary") {
+  WB_REQUIRE_MATCH(run_case(random_bytes(4097, 4097), n_is(4097) + ", in starts 3 bytes off a 16-byte boundary", 3));
+}

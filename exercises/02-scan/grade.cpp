@@ -299,3 +299,10 @@ TEST_CASE("speed against the solution and cub::DeviceScan::InclusiveSum", "[x02]
         return judge(in, ref, dout, "after timing, n = 2^28");
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): a few tiles, the last one partial, and the carries between them.
+WB_SANITIZER_CASE("[x02]", "the inclusive scans of 1025 and 8193 small integers") {
+  const std::int64_t n = GENERATE(as<std::int64_t>{}, 1025, 8193);
+  CAPTURE(n);
+  WB_REQUIRE_MATCH(run_case(exact_inputs(n), n_is(n) + ", integers 0..3"));
+}

@@ -322,3 +322,10 @@ TEST_CASE("speed against the solution and cuBLAS sgemm", "[x03][timing]") {
         return exercise::against_library(lC, dC, "C", size + ", against cuBLAS's C");
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): partial tiles on every side and a partial last slice of K.
+WB_SANITIZER_CASE("[x03]", "C = A B for 31 x 33 x 17 and 129 x 130 x 31") {
+  const auto [M, N, K] = GENERATE(table<int, int, int>({{31, 33, 17}, {129, 130, 31}}));
+  CAPTURE(M, N, K);
+  WB_REQUIRE_MATCH(run_case(int_case(M, N, K)));
+}

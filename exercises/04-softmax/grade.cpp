@@ -414,3 +414,11 @@ TEST_CASE("speed against the solution and PyTorch's softmax", "[x04][timing]") {
         return c;
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): short rows and a long one, neither a multiple of a warp.
+WB_SANITIZER_CASE("[x04]", "softmax of 9 rows of 129 and 3 rows of 4099") {
+  const auto [rows, cols] = GENERATE(table<int, int>({{9, 129}, {3, 4099}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(random_rows(rows, cols, -4.0f, 4.0f, std::uint64_t(rows) * 7919 + cols), rows, cols,
+                            shape_of(rows, cols, "random floats in [-4, 4)")));
+}

@@ -426,3 +426,10 @@ TEST_CASE("speed against the solution and PyTorch's layer norm", "[x05][timing]"
         return c;
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): short rows and a long one, neither a multiple of a warp.
+WB_SANITIZER_CASE("[x05]", "layer norm of 9 rows of 129 and 3 rows of 4099") {
+  const auto [rows, cols] = GENERATE(table<int, int>({{9, 129}, {3, 4099}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(random_case(rows, cols, -3.0f, 5.0f, "x random in [-3, 5)")));
+}

@@ -304,3 +304,10 @@ TEST_CASE("speed against the solution and PyTorch's conv1d", "[x06][timing]") {
     return judge(after, reference(t), dout, nullptr);
   });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): three blocks with halos, the last one partial, and a short signal.
+WB_SANITIZER_CASE("[x06]", "out = filter * in for n = 2049, radius 64, and n = 33, radius 2") {
+  const auto [n, radius] = GENERATE(table<int, int>({{2049, 64}, {33, 2}}));
+  CAPTURE(n, radius);
+  WB_REQUIRE_MATCH(run_case(int_case(n, radius)));
+}

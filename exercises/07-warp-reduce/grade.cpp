@@ -451,3 +451,11 @@ TEST_CASE("speed against the solution and PyTorch (amax, sum, sub)", "[x07][timi
         return c;
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): short rows and a long one, neither a multiple of a warp.
+WB_SANITIZER_CASE("[x07]", "row max, sum and in - max of 9 rows of 129 and 3 rows of 4099") {
+  const auto [rows, cols] = GENERATE(table<int, int>({{9, 129}, {3, 4099}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(int_matrix(rows, cols, std::uint64_t(rows) * 7919 + cols), rows, cols,
+                            ints_of(rows, cols)));
+}

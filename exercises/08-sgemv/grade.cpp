@@ -310,3 +310,10 @@ TEST_CASE("speed against the solution and cuBLAS sgemv", "[x08][timing]") {
         return judge(k, reference(k), dy);
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): rows that are not a multiple of a warp, short and long.
+WB_SANITIZER_CASE("[x08]", "y = A x for 33 x 255 and 3 x 4099") {
+  const auto [rows, cols] = GENERATE(table<int, int>({{33, 255}, {3, 4099}}));
+  CAPTURE(rows, cols);
+  WB_REQUIRE_MATCH(run_case(int_case(rows, cols)));
+}

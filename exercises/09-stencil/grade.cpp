@@ -388,3 +388,8 @@ TEST_CASE("speed against the solution, PyTorch's conv2d and a copy", "[x09][timi
         return judge(g, reference(g), dout);
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): six tiles with their halos, the last row and column of them partial.
+WB_SANITIZER_CASE("[x09]", "one stencil step on a 65 x 63 grid") {
+  WB_REQUIRE_MATCH(run_case(int_grid(65, 63)));
+}

@@ -352,3 +352,10 @@ TEST_CASE("speed against the solution and torch.topk", "[x10][timing]") {
         return judge(after, dv, di);
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): rows shorter and longer than a warp, k up to 32.
+WB_SANITIZER_CASE("[x10]", "the k largest of 9 rows of 129 (k = 10) and 5 rows of 33 (k = 32)") {
+  const auto [rows, cols, k] = GENERATE(table<int, int, int>({{9, 129, 10}, {5, 33, 32}}));
+  CAPTURE(rows, cols, k);
+  WB_REQUIRE_MATCH(run_case(random_case(rows, cols, k)));
+}

@@ -441,3 +441,10 @@ TEST_CASE("speed against the solution and PyTorch's scaled_dot_product_attention
         return c;
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): a few blocks of queries and tiles of keys, the last ones partial.
+WB_SANITIZER_CASE("[x11]", "attention for n = 65, d = 64 and n = 33, d = 128") {
+  const auto [n, d] = GENERATE(table<int, int>({{65, 64}, {33, 128}}));
+  CAPTURE(n, d);
+  WB_REQUIRE_MATCH(run_case(random_case(n, d)));
+}

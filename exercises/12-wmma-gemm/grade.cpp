@@ -243,3 +243,8 @@ TEST_CASE("speed against the solution and cuBLAS (cublasGemmEx, half in, float o
                     return exercise::against_library(lC, dC, "C", size + ", against cuBLAS's C");
                   });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp): block tiles that are partial on both sides.
+WB_SANITIZER_CASE("[x12]", "C = A B for 144 x 272 x 80") {
+  WB_REQUIRE_MATCH(run_case(make_case(144, 272, 80)));
+}

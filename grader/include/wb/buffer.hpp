@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -74,8 +75,12 @@ class DeviceBuffer {
     upload(host);
   }
 #else
-  /// `n` elements, uninitialised, with `guard` guard elements on each side.
-  explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard) : n_(n), guard_(guard) {
+  /// `n` elements, uninitialised, with `guard` guard elements on each side. In the copy of the
+  /// grader that compute-sanitizer runs (wb/sanitizer.hpp) the default guard is left out (what a
+  /// wb::Misalignment adds to it stays), so that memcheck sees a read past the array, which a
+  /// guard zone would keep inside the allocation.
+  explicit DeviceBuffer(std::size_t n, std::size_t guard = default_guard)
+      : n_(n), guard_(std::getenv("WB_SANITIZER_CHILD") ? guard % default_guard : guard) {
     WB_CUDA_CHECK(cudaMalloc(&base_, bytes_total()));
     fill_guards();
   }
