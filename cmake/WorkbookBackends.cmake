@@ -1,10 +1,14 @@
 # Backend selection.
 #   WB_CPU_BACKEND  (ON)    build every chapter for the CPU backend (emu/): no GPU needed
 #   WB_CUDA_BACKEND (AUTO)  build every chapter with nvcc; AUTO: when a CUDA compiler is found
+#   WB_CUDA_VARIANTS (ON)   and, with it, every planted bug and accepted variant (OFF: `ci` preset)
 # CUDA architectures: CMAKE_CUDA_ARCHITECTURES (or the CUDAARCHS environment variable) when set;
 # otherwise `native` when nvidia-smi sees a GPU, else the fixed list WB_DEFAULT_CUDA_ARCHITECTURES
 # (75: Turing PTX and code, which later GPUs run; 90: Hopper code, as on the H200).
 option(WB_CPU_BACKEND "Build the chapters for the CPU backend" ON)
+# The CUDA backend's copy of every mutant and accepted variant: only a GPU can run them, so a
+# build for a machine without one (the `ci` preset) leaves them out, and their tests say skipped.
+option(WB_CUDA_VARIANTS "Build the CUDA backend's planted bugs and accepted variants" ON)
 set(WB_CUDA_BACKEND "AUTO" CACHE STRING "Build the chapters with nvcc: ON, OFF or AUTO")
 set_property(CACHE WB_CUDA_BACKEND PROPERTY STRINGS AUTO ON OFF)
 set(WB_DEFAULT_CUDA_ARCHITECTURES "75;90" CACHE STRING "CUDA architectures when no GPU is present to ask")

@@ -325,3 +325,10 @@ TEST_CASE("speed: the eager chain, the graph and the fused kernel", "[x15][timin
   student::chain_graph_release(yours_cache);
   solution::chain_graph_release(solution_cache);
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp):
+// the fused chain on four blocks, the last one partial, and the graph's life on 257 elements.
+WB_SANITIZER_CASE("[x15]", "the fused chain on 1000 floats and the graph on 257") {
+  WB_REQUIRE_MATCH(fused_case(1000));
+  WB_REQUIRE_MATCH(graph_sequence(257));
+}

@@ -354,3 +354,9 @@ TEST_CASE("speed against the solution and cub::DeviceRadixSort::SortPairs", "[x1
         return judge(keys, order, dkeys, dvalues, "after timing, n = 2^24");
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp):
+// a few tiles, the last one partial, keys with the top bit set.
+WB_SANITIZER_CASE("[x17]", "the sort of 5000 keys with the top bit set") {
+  WB_REQUIRE_MATCH(run_case(make_keys(Kind::top_bit, 5000, 41), n_is(5000) + ", " + describe(Kind::top_bit)));
+}

@@ -299,3 +299,9 @@ TEST_CASE("speed against the solution and cub::DeviceSelect::If", "[x18][timing]
         return judge(in, ref, dout, dcount, "after timing, n = 2^24");
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp):
+// a few tiles, the last one partial.
+WB_SANITIZER_CASE("[x18]", "the compaction of 5000 elements, about half kept") {
+  WB_REQUIRE_MATCH(run_case(make_input(Kind::random, 5000, 43), n_is(5000) + ", " + describe(Kind::random)));
+}

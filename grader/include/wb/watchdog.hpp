@@ -17,6 +17,11 @@ namespace wb {
 /// that faulted while another, already running, never ends; wb_emu::running_launch_fault()) is
 /// printed first, as the launch would have printed it, and leads the verdict.
 /// The limit is `WB_WATCHDOG_SECONDS` when set, else `default_seconds()`.
+/// The first line of its message is written at once with write(2), from a text made when the
+/// watchdog started; if the rest of the report (which allocates) has not ended the process
+/// within 10 s (`WB_WATCHDOG_REPORT_SECONDS`), as when a wild write of the kernel left the
+/// heap's lock held or the heap corrupt, a SIGALRM handler says so with write(2) and ends the
+/// process: never a hang.
 class Watchdog {
  public:
   /// Starts watching with the default limit; `what` names the case in the message, e.g.
@@ -34,6 +39,7 @@ class Watchdog {
  private:
   std::string what_;
   std::chrono::seconds limit_;
+  std::string first_line_;  // made when the watchdog starts: written with no allocation when it fires
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
