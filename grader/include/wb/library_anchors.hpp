@@ -83,4 +83,11 @@ void torch_topk(const float* in, int rows, int cols, int k);
 /// kernel). The result is copied into o.
 void torch_attention(const float* q, const float* k, const float* v, float* o, int n, int d);
 
+/// out = resid + scale * gelu(x + bias) for row-major rows x cols x, resid and out and a bias of
+/// cols elements, as eager PyTorch runs the chain: add (bias broadcast over the rows), gelu
+/// (approximate='none', the exact one), mul, add (add_out into out): four kernels, three
+/// temporaries from torch's caching allocator.
+void torch_bias_gelu_residual(const float* x, const float* bias, const float* resid, float* out, int rows, int cols,
+                              float scale);
+
 }  // namespace wb::anchors
