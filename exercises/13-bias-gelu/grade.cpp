@@ -60,8 +60,8 @@ Reference reference(const Case& k) {
     for (std::size_t i = first; i < last; ++i) {
       const double v = double(k.x[i]) + k.bias[i % k.cols], g = gelu(v);
       r.out[i] = k.resid[i] + s * g;
-      r.tol[i] = std::fabs(s) * 8 * u * (std::fabs(v) + std::fabs(g)) + 4 * u * (std::fabs(k.resid[i]) + std::fabs(s * g)) +
-                 1e-30;
+      r.tol[i] = std::fabs(s) * 8 * u * (std::fabs(v) + std::fabs(g)) +
+                 4 * u * (std::fabs(k.resid[i]) + std::fabs(s * g)) + 1e-30;
     }
   }, std::size_t(1) << 16);
   return r;
@@ -282,7 +282,9 @@ TEST_CASE("speed against the solution and PyTorch's chain of ops", "[x13][timing
                     wb::memory_bound(3.0 * sizeof(float) * n + sizeof(float) * cols))  // x, resid read; out written
           .yours("your bias_gelu_residual", yours)
           .solution("solution (one pass, float4)",
-                    [&] { solution::bias_gelu_residual(dx.data(), db.data(), dr.data(), dout.data(), rows, cols, k.scale); })
+                    [&] {
+                      solution::bias_gelu_residual(dx.data(), db.data(), dr.data(), dout.data(), rows, cols, k.scale);
+                    })
           .anchor(wb::anchors::torch_anchor("PyTorch add, gelu, mul, add", [&] {
             wb::anchors::torch_bias_gelu_residual(dx.data(), db.data(), dr.data(), tout.data(), rows, cols, k.scale);
           }))
