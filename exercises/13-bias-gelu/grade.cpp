@@ -177,6 +177,16 @@ wb::Comparison judge(const Case& k, const Reference& ref, const wb::DeviceBuffer
       {"GELU is left out: out is resid + scale * (x + bias), not resid + scale * gelu(x + bias)",
        [&](std::size_t i, int, int, double v) { return k.resid[i] + s * v; }},
   };
+  // Wrong only in a row's first columns, each in a float4 (4 elements from a multiple of 4) that
+  // starts in the row before: the float4's columns ran on past cols instead of wrapping to 0.
+  bool straddling = c.unwritten == 0 && !bad.empty() && k.cols % 4 != 0;
+  for (std::int64_t i : bad) straddling = straddling && i % k.cols < 3 && (i - i % 4) / k.cols < i / k.cols;
+  if (straddling) {
+    c.diagnosis = "every wrong element is in the first 3 columns of its row, in a float4 that starts in the row "
+                  "before (first " + first + "): its columns must wrap to 0 at cols, and bias[cols] and past are "
+                  "outside the bias";
+    return c;
+  }
   if (c.unwritten == 0 && nonfinite == 0) {
     for (const Mistake& m : mistakes) {
       bool all = true;
