@@ -2,6 +2,7 @@
 // grade it with
 //   bash cmake/workbook.sh grade x13
 // The task is exercises/13-bias-gelu/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "bias_gelu.cuh"
 
 #include <cmath>

@@ -2,6 +2,7 @@
 // TODOs, then grade it with
 //   bash cmake/workbook.sh grade x16
 // The task is exercises/16-int8-quant/README.md.
+// Keep the `//! [name]` lines: they mark what the page shows of this file (the docs need them).
 #include "int8_quant.cuh"
 
 #include <cmath>
