@@ -59,4 +59,11 @@ void torch_attention(const float* q, const float* k, const float* v, float* o, i
   view(o, {1, 1, n, d}).copy_(result);
 }
 
+void torch_bias_gelu_residual(const float* x, const float* bias, const float* resid, float* out, int rows, int cols,
+                              float scale) {
+  at::Tensor tout = view(out, {rows, cols});
+  const at::Tensor g = at::gelu(at::add(view(x, {rows, cols}), view(bias, {cols})));
+  at::add_out(tout, view(resid, {rows, cols}), at::mul(g, scale));
+}
+
 }  // namespace wb::anchors

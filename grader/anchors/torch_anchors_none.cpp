@@ -24,5 +24,6 @@ void torch_row_max_sum(const float*, float*, float*, float*, int, int) { missing
 void torch_conv2d_3x3(const float*, int, int, const float*) { missing(); }
 void torch_topk(const float*, int, int, int) { missing(); }
 void torch_attention(const float*, const float*, const float*, float*, int, int) { missing(); }
+void torch_bias_gelu_residual(const float*, const float*, const float*, float*, int, int, float) { missing(); }
 
 }  // namespace wb::anchors

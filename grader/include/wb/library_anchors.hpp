@@ -92,5 +92,11 @@ void cub_radix_sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* val
 /// out[0..*count) = the elements of in[0..n) greater than `threshold`, in their order, and
 /// *count = how many (device memory), through cub::DeviceSelect::If (temporary storage kept).
 void cub_select_greater(const float* in, std::int64_t n, float threshold, float* out, std::int64_t* count);
+/// out = resid + scale * gelu(x + bias) for row-major rows x cols x, resid and out and a bias of
+/// cols elements, as eager PyTorch runs the chain: add (bias broadcast over the rows), gelu
+/// (approximate='none', the exact one), mul, add (add_out into out): four kernels, three
+/// temporaries from torch's caching allocator.
+void torch_bias_gelu_residual(const float* x, const float* bias, const float* resid, float* out, int rows, int cols,
+                              float scale);
 
 }  // namespace wb::anchors
