@@ -308,3 +308,9 @@ TEST_CASE("speed against the solution and PyTorch's chain of ops", "[x13][timing
         return judge(after, reference(k), dout);
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp):
+// a few blocks, a row length that leaves a scalar tail.
+WB_SANITIZER_CASE("[x13]", "13 x 1027 elements") {
+  WB_REQUIRE_MATCH(run_case(random_case(13, 1027, -4.0f, 4.0f, 0.75f, "x random in [-4, 4)")));
+}

@@ -739,3 +739,10 @@ TEST_CASE("quantize speed against the solution", "[x16][timing]") {
         return judge_q(after, qreference(k), g);
       });
 }
+
+// The small case compute-sanitizer runs on a GPU (memcheck, racecheck, synccheck: wb/sanitizer.hpp):
+// the quantization and the GEMV on a few rows of awkward length.
+WB_SANITIZER_CASE("[x16]", "quantize 9 x 1027 and a GEMV of 37 x 301") {
+  WB_REQUIRE_MATCH(run_qcase(random_qcase(9, 1027, INFINITY)));
+  WB_REQUIRE_MATCH(run_gcase(int_gcase(37, 301)));
+}
