@@ -204,10 +204,10 @@ struct LaunchConfig {
   dim3 block;                ///< threads per block, per dimension
   std::size_t shared_bytes;  ///< the launch's third argument
   cudaStream_t stream;       ///< the launch's fourth argument
-  /// Once the launch ended (while the log is kept): its last_launch_shared_memory() (every build)
-  /// and last_launch_memory_stats() (instrumented builds), for a grader that checks every launch
-  /// of a call, not only the last.
+  /// Once the launch ended (while the log is kept): its last_launch_shared_memory(), for a grader
+  /// that checks every launch of a call, not only the last.
   SharedUse shared_use;
+  /// Once the launch ended: its last_launch_memory_stats() (instrumented builds).
   MemoryStats memory;
 };
 /// Starts (true: the log is cleared) or stops (false) keeping a log of every launch.
