@@ -20,6 +20,7 @@
 
 #include <cuda_runtime.h>  // the CPU backend's defines WB_EMU
 #ifdef WB_EMU
+#include <wb_emu/diagnostics.hpp>
 #include <wb_emu/launch.hpp>
 #endif
 
@@ -196,6 +197,33 @@ void announce_timing() {
 
 namespace {
 
+#ifdef WB_EMU
+// "/home/me/workbook/chapters/04-reduction/reduce.cu" -> "chapters/04-reduction/reduce.cu"
+std::string from_repository(const std::string& path) {
+  for (const char* top : {"/chapters/", "/exercises/", "/solutions/", "/tests/"})
+    if (const auto at = path.rfind(top); at != std::string::npos) return path.substr(at + 1);
+  return path;
+}
+
+// The verdict's notes from the CPU backend: each barrier that some threads of a block had exited
+// before. It passes, as on the H200 and under compute-sanitizer's synccheck, but it is not promised.
+std::vector<std::string> barrier_notes() {
+  std::vector<std::string> notes;
+  for (const auto& e : wb_emu::exits_before_barriers()) {
+    const std::string block =
+        "(" + std::to_string(e.block.x) + "," + std::to_string(e.block.y) + "," + std::to_string(e.block.z) + ")";
+    notes.push_back("the __syncthreads() at " + from_repository(e.barrier_file) + ":" + std::to_string(e.barrier_line) +
+                    " in " + e.kernel + " was reached while " + std::to_string(e.exited.size()) + " of the " +
+                    std::to_string(e.block_threads) + " threads of block " + block +
+                    " had exited: the H200 and compute-sanitizer's synccheck count an exited thread as arrived, so "
+                    "it passes, but the CUDA Programming Guide allows __syncthreads() in conditional code only where "
+                    "the condition is the same for the whole block; keep every thread to the barrier and guard its "
+                    "work with an if instead");
+  }
+  return notes;
+}
+#endif
+
 // The verdict's other_causes: one diagnosis of each cause but the leading one's (checks[lead]; past
 // the end: none leads), in the order met, then the unexplained failures' messages after the first.
 std::vector<std::string> other_causes_of(const State& s, std::size_t lead) {
@@ -285,6 +313,9 @@ void finish_report(const std::string& verdict_override) {
     v.crash = s.crash;
     if (const std::string lost = context_lost_reason(); !lost.empty()) v.not_checked.push_back(lost);
     v.not_checked.insert(v.not_checked.end(), s.unchecked.begin(), s.unchecked.end());
+#ifdef WB_EMU
+    v.notes = barrier_notes();
+#endif
     for (const auto& sp : s.speeds) {
       std::ostringstream o;
       o << format_ratio(sp.ratio) << "x the solution: " << speed_level(sp.ratio);
