@@ -1,7 +1,9 @@
 # Runs one grader for the test suite and checks its verdict (see workbook_add_chapter): the JSON
 # document the grader writes to $WB_VERDICT_FILE (docs/verdict-schema.md), never its printed text.
 #   cmake -DEXE=<grader> -DVERDICT=<file.json> -DEXPECT=pass|fail [-DREGEX=<regex>] -P RunGrader.cmake
-# pass: the verdict's kind is "correct" and the grader exits with 0.
+# pass: the verdict's kind is "correct" and the grader exits with 0; with a REGEX (an accepted
+#       variant's `expect:`), it also matches "verdict: correct", then "not_checked: <item>",
+#       "notes: <item>" and "speed: <line>", one per line.
 # fail: the grader exits non-zero, the kind is neither "correct" nor "skipped", and REGEX matches
 #       the verdict's text: "verdict: <kind>: <detail>", then its cause, the report behind it, fix, case, other causes,
 #       what was not checked, speed and crash, one per line. The grader's printed log is shown, never
@@ -52,6 +54,17 @@ if(EXPECT STREQUAL "pass")
   if(NOT rc EQUAL 0 OR NOT kind STREQUAL "correct")
     message(FATAL_ERROR "expected the grader to accept this kernel; its verdict is \"${kind}\" (exit status ${rc})")
   endif()
+  if(NOT REGEX STREQUAL "")  # an accepted variant's `expect:`: what the passing verdict must say too
+    set(text "verdict: ${kind}\n")
+    foreach(field not_checked notes speed)
+      _wb_verdict_text(t ${field})
+      string(REGEX REPLACE "([^\n]+)" "${field}: \\1" t "${t}")
+      string(APPEND text "${t}")
+    endforeach()
+    if(NOT text MATCHES "${REGEX}")
+      message(FATAL_ERROR "the grader accepted the kernel, but its verdict does not say: ${REGEX}\nits verdict:\n${text}")
+    endif()
+  endif()
   return()
 endif()
 
@@ -63,7 +76,7 @@ if(NOT detail STREQUAL "")
   string(APPEND text ": ${detail}")
 endif()
 string(APPEND text "\n")
-foreach(field cause cause_report fix case other_causes not_checked speed)
+foreach(field cause cause_report fix case other_causes not_checked notes speed)
   _wb_verdict_text(t ${field})
   if(NOT t STREQUAL "")
     string(APPEND text "${t}\n")

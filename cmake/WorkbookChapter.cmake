@@ -28,7 +28,7 @@
 #   <NN-topic>.<backend>.solution          the solution graded as if it were the learner's: must pass
 #   <NN-topic>.<backend>.stub              the pristine stub (tests/stubs/): must fail as "not started"
 #   <NN-topic>.<backend>.mutants.<name>    must fail, with the diagnosis its `expect: <regex>` line names
-#   <NN-topic>.<backend>.accepted.<name>   must pass
+#   <NN-topic>.<backend>.accepted.<name>   must pass (and, where it has an `expect:` line, say that)
 #
 # A variant (mutant or accepted) is either a patch against the solution, `<name>.patch`, or a whole
 # kernel file in namespace student, `<name>.cu` (for a different design). A patch is a unified
@@ -36,7 +36,9 @@
 # configure stops, naming the patch, when it no longer applies. Its leading text, before the diff,
 # carries the variant's lines (a .cu file carries them as `// ` comments):
 #   Planted bug: <what is wrong, in one line>
-#   expect: <regex>           (mutants) the diagnosis the grader must give
+#   expect: <regex>           (mutants) the diagnosis the grader must give; (accepted) what the passing
+#                             verdict must say as well (a not-checked line, a note)
+#   cpu-expect: <regex>       (accepted) as expect:, on the CPU backend only (a note only it can give)
 #   gpu-only: <reason>        only a GPU can catch this bug; on the CPU backend the test reports skipped
 #   cpu-only: <reason>        only the CPU backend can catch it; on a GPU the test reports skipped
 # On the CUDA backend without a device every grader reports "skipped", and ctest shows it skipped.
@@ -272,7 +274,13 @@ function(_wb_add_variants id backend kind)
       endif()
       set(expect fail)
     else()
-      set(regex "")
+      _wb_variant_line(regex "${src}" expect)
+      if(backend STREQUAL "cpu")
+        _wb_variant_line(cpu_regex "${src}" cpu-expect)
+        if(cpu_regex)
+          set(regex "${cpu_regex}")
+        endif()
+      endif()
       set(expect pass)
     endif()
     wb_variant_source(kernel rename "${src}" "${solution_file}" "${CMAKE_BINARY_DIR}/variants/${dir}/${variant_dir}/${stem}")

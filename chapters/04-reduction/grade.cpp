@@ -82,6 +82,7 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float g
     c.pattern = wb::Pattern::nothing_written;
     c.listed.back().unwritten = true;
     s = "*sum still holds what it held before the call: nothing was written to it";
+    if (in.empty()) s += " (for n = 0 too, *sum must be set to 0: is the clear after an early return?)";
   } else if (std::isnan(got)) {
     s = "the sum is NaN: something read a value nothing wrote, e.g. a shared-memory slot past the block's last "
         "thread (pad with the identity, 0) or an element past n";
@@ -123,10 +124,13 @@ wb::Comparison judge(const std::vector<float>& in, const Reference& ref, float g
     else if (got > 0 && k >= 1.9 && std::fabs(k - std::round(k)) < 0.1)
       s = "the sum is about 1/" + wb::format_value(std::round(k)) + " of the total: as if only one block in " +
           wb::format_value(std::round(k)) + " counted (does every block add its total to *sum?)";
-    else
+    else {
+      // names no cause for certain: a fallback, weighed below a diagnosis that does (wb::leading_check)
+      c.pattern = wb::Pattern::scattered;
       s = "the sum is " + wb::format_value(-diff) +
           " short: elements were dropped (a tree level that skips the odd element of a "
           "non-power-of-two level? a missing __syncthreads?)";
+    }
   }
   c.diagnosis = s + " (expected " + wb::format_value(want) + ", got " + wb::format_value(got) + ", allowed error " +
                 wb::format_value(ref.bound) + ")";
@@ -169,7 +173,9 @@ double suffix_of_block_totals(const std::vector<float>& in, std::uint64_t blocks
 template <class Reduce>
 void explain_lost_blocks(wb::Comparison& c, Reduce reduce, wb::DeviceBuffer<float>& din, wb::DeviceBuffer<float>& dsum,
                          const std::vector<float>& in, float got, const std::vector<wb::LaunchRecord>& launches) {
-  if (c.ok() || c.pattern != wb::Pattern::chapter_specific || std::isnan(got) || in.empty()) return;
+  if (c.ok() || (c.pattern != wb::Pattern::chapter_specific && c.pattern != wb::Pattern::scattered) || std::isnan(got) ||
+      in.empty())
+    return;
   const double want = c.listed.empty() ? 0 : c.listed.front().expected;
   if (!(got < want) || launches.size() != 1 || launches[0].blocks() < 2) return;
   const std::uint64_t blocks = launches[0].blocks(), threads = launches[0].threads_per_block();
@@ -196,6 +202,7 @@ void explain_lost_blocks(wb::Comparison& c, Reduce reduce, wb::DeviceBuffer<floa
                                  "the first " + std::to_string(one_block.size()) + " elements alone");
     if (std::fabs(double(probe) - ref.sum) > ref.bound) return;
   }
+  c.pattern = wb::Pattern::chapter_specific;
   c.diagnosis =
       "blocks overwrite one another's work on *sum: each block must add its total with atomicAdd, and "
       "*sum must be set to 0 once, before the launch (cudaMemsetAsync), not by the blocks (expected " +

@@ -70,6 +70,7 @@ std::vector<cudaStream_t> logged_graphs;
 std::mutex warning_mutex;
 std::string last_warning;
 std::set<std::tuple<std::string, int, std::string, int>> warned;
+std::vector<ExitBeforeBarrier> warned_records;  // one per element of `warned`, in the order met
 
 // An instrumented launch whose blocks had threads exit before a barrier the rest reached: one
 // warning, for the first such block in start order, printed the first time this launch site and barrier give it.
@@ -86,6 +87,8 @@ void warn_exit_before_barrier(const Grid& g, const Worker::ExitNote& e) {
   std::lock_guard<std::mutex> lock(warning_mutex);
   last_warning = text;
   if (warned.insert({g.site->file ? g.site->file : "?", g.site->line, e.file ? e.file : "?", e.line}).second) {
+    warned_records.push_back({g.site->kernel ? g.site->kernel : "?", g.site->file ? g.site->file : "?", g.site->line,
+                              e.file ? e.file : "?", e.line, e.block_idx, g.block.x * g.block.y * g.block.z, e.exited});
     std::fprintf(stderr, "%s\n", text.c_str());
     std::fflush(stderr);
   }
@@ -373,6 +376,11 @@ bool running_launch_fault(Fault* out) {
 std::string last_launch_warning() {
   std::lock_guard<std::mutex> lock(warning_mutex);
   return last_warning;
+}
+
+std::vector<ExitBeforeBarrier> exits_before_barriers() {
+  std::lock_guard<std::mutex> lock(warning_mutex);
+  return warned_records;
 }
 
 SharedUse last_launch_shared_memory() { return {last_static_shared.load(), last_dynamic_shared.load()}; }

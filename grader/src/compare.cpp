@@ -94,6 +94,10 @@ Comparison compare_values(const std::vector<double>& expected, const std::vector
     c.pattern = Pattern::last_partial_block;
     s << "the last partial block is missing: n = " << n << " is not a multiple of " << B
       << ", so the block count must round up: (n + " << B << " - 1) / " << B;
+    // 2^24: the first integer a float cannot hold exactly; ceilf(n / 256.0f) rounds n down past it
+    if (n > (std::int64_t(1) << 24))
+      s << "; n is past 2^24, where a float no longer holds every integer: compute the block count in "
+           "integers, not by rounding up a float division";
   } else if (suffix && B > 0 && f == B && n > B) {
     c.pattern = Pattern::only_one_block;
     s << "only the first " << B << " elements are right: only one block ran, or every block wrote the same "

@@ -102,7 +102,8 @@ void fail_with_cuda_error(const std::string& what, cudaError_t code, const std::
 #ifdef WB_EMU
   if (code == cudaErrorLaunchFailure && headline_override.empty()) report = wb_emu::last_fault_message();
 #endif
-  note_error_with_report(headline, report);
+  // A fault the CPU backend reports is what it saw happen: certain, not a guess from the values.
+  note_error_with_report(headline, report, !report.empty());
   FAIL(message);
   throw std::logic_error("unreachable");  // FAIL throws; this keeps [[noreturn]] honest
 }

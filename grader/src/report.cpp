@@ -20,6 +20,7 @@
 
 #include <cuda_runtime.h>  // the CPU backend's defines WB_EMU
 #ifdef WB_EMU
+#include <wb_emu/diagnostics.hpp>
 #include <wb_emu/launch.hpp>
 #endif
 
@@ -39,13 +40,12 @@ struct State {
   int failed_assertions = 0;
   int failures_not_started = 0;  // failed comparisons where nothing was written
   int failures_noted = 0;        // failed comparisons and errors noted with a diagnosis
-  std::string first_diagnosis;   // the first wrong-answer explanation, in the chapter's terms
-  bool first_certain = false;    // it came from note_certain_cause: no later guess replaces it
-  std::string first_report;      // the whole report behind it (a CPU backend fault's), or ""
-  std::string first_failure_test;
+  std::vector<FailedCheck> checks;  // every noted failure, in order: the verdict weighs them all
+  int explained_pending = 0;     // notes whose failed assertion (the FAIL after them) has not come yet
+  bool written_somewhere = false;  // a comparison of at least one element was right: the kernel writes
   std::string first_unexplained;  // an assertion failure the grader did not explain itself
   std::string first_unexplained_test;
-  std::vector<std::string> other_causes;  // the other failures' diagnoses, distinct
+  std::vector<std::string> other_causes;  // the unexplained failures' messages after the first, distinct
   std::optional<Crash> crash;    // a fatal signal Catch2 caught
   std::vector<SpeedNote> speeds;
   int too_slow = 0;              // failures that are about speed, not correctness
@@ -76,12 +76,22 @@ std::string one_line(std::string s) {
 // The verdict's other_causes: at most this many (docs/verdict-schema.md).
 constexpr std::size_t other_causes_max = 10;
 
-// A diagnosis besides the leading one, kept (once, ten at most) for the verdict's other_causes.
+// An unexplained failure's message besides the first, kept (once, ten at most) for the verdict's
+// other_causes.
 void note_other_cause(State& s, const std::string& what) {
-  if (what.empty() || what == s.first_diagnosis || s.other_causes.size() >= other_causes_max) return;
+  if (what.empty() || s.other_causes.size() >= other_causes_max) return;
   for (const auto& o : s.other_causes)
     if (o == what) return;
   s.other_causes.push_back(what);
+}
+
+// A noted failure: weighed with the others when the verdict is made (leading_check); the failed
+// assertion that follows it (its FAIL) is then not counted as a failure the grader left unexplained.
+void add_check(State& s, const std::string& what, const std::string& key, const std::string& report, bool certain,
+               bool nothing_written, bool tentative = false) {
+  ++s.failures_noted;
+  ++s.explained_pending;
+  s.checks.push_back({one_line(what), key, report, s.current_test, certain, nothing_written, tentative});
 }
 
 }  // namespace
@@ -89,52 +99,33 @@ void note_other_cause(State& s, const std::string& what) {
 void note_failure(const Comparison& c) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
-  ++s.failures_noted;
-  if (c.pattern == Pattern::nothing_written) ++s.failures_not_started;
-  if (c.pattern == Pattern::nothing_written) return;
-  const std::string what = one_line(c.diagnosis + (c.context.empty() ? "" : " [" + c.context + "]"));
-  if (s.first_diagnosis.empty()) {
-    s.first_diagnosis = what;
-    s.first_failure_test = s.current_test;
-  } else {
-    note_other_cause(s, what);
-  }
+  const bool nothing = c.pattern == Pattern::nothing_written;
+  if (nothing) ++s.failures_not_started;
+  if (!nothing && c.n > c.unwritten) s.written_somewhere = true;
+  const bool tentative = c.pattern == Pattern::scattered || c.pattern == Pattern::some_unwritten;
+  add_check(s, c.diagnosis + (c.context.empty() ? "" : " [" + c.context + "]"), cause_key(c.diagnosis), "", false,
+            nothing, tentative);
+}
+
+void note_match(const Comparison& c) {
+  if (!c.ok() || c.n == 0) return;
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.m);
+  s.written_somewhere = true;
 }
 
 void note_error(const std::string& what) { note_error_with_report(what, ""); }
 
-void note_error_with_report(const std::string& what, const std::string& report) {
+void note_error_with_report(const std::string& what, const std::string& report, bool certain) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
-  ++s.failures_noted;
-  if (s.first_diagnosis.empty()) {
-    s.first_diagnosis = one_line(what);
-    s.first_report = report;
-    s.first_failure_test = s.current_test;
-  } else {
-    note_other_cause(s, one_line(what));
-  }
+  add_check(s, what, cause_key(one_line(what)), report, certain, false);
 }
 
 void note_certain_cause(const std::string& what) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.m);
-  ++s.failures_noted;
-  const std::string w = one_line(what);
-  if (s.first_certain) {
-    note_other_cause(s, w);
-    return;
-  }
-  if (!s.first_diagnosis.empty() && s.first_diagnosis != w) {  // the guess leads the other causes
-    s.other_causes.erase(std::remove(s.other_causes.begin(), s.other_causes.end(), s.first_diagnosis), s.other_causes.end());
-    s.other_causes.insert(s.other_causes.begin(), s.first_diagnosis);
-    if (s.other_causes.size() > other_causes_max) s.other_causes.resize(other_causes_max);
-  }
-  s.other_causes.erase(std::remove(s.other_causes.begin(), s.other_causes.end(), w), s.other_causes.end());
-  s.first_diagnosis = w;
-  s.first_report.clear();
-  s.first_failure_test = s.current_test;
-  s.first_certain = true;
+  add_check(s, what, cause_key(one_line(what)), "", true, false);
 }
 
 int failures_not_started_so_far() {
@@ -204,6 +195,52 @@ void announce_timing() {
   std::cout << "  correct so far: every check passed; now timing your kernel against the solution\n" << std::flush;
 }
 
+namespace {
+
+#ifdef WB_EMU
+// "/home/me/workbook/chapters/04-reduction/reduce.cu" -> "chapters/04-reduction/reduce.cu"
+std::string from_repository(const std::string& path) {
+  for (const char* top : {"/chapters/", "/exercises/", "/solutions/", "/tests/"})
+    if (const auto at = path.rfind(top); at != std::string::npos) return path.substr(at + 1);
+  return path;
+}
+
+// The verdict's notes from the CPU backend: each barrier that some threads of a block had exited
+// before. It passes, as on the H200 and under compute-sanitizer's synccheck, but it is not promised.
+std::vector<std::string> barrier_notes() {
+  std::vector<std::string> notes;
+  for (const auto& e : wb_emu::exits_before_barriers()) {
+    const std::string block =
+        "(" + std::to_string(e.block.x) + "," + std::to_string(e.block.y) + "," + std::to_string(e.block.z) + ")";
+    notes.push_back("the __syncthreads() at " + from_repository(e.barrier_file) + ":" + std::to_string(e.barrier_line) +
+                    " in " + e.kernel + " was reached while " + std::to_string(e.exited.size()) + " of the " +
+                    std::to_string(e.block_threads) + " threads of block " + block +
+                    " had exited: the H200 and compute-sanitizer's synccheck count an exited thread as arrived, so "
+                    "it passes, but the CUDA Programming Guide allows __syncthreads() in conditional code only where "
+                    "the condition is the same for the whole block; keep every thread to the barrier and guard its "
+                    "work with an if instead");
+  }
+  return notes;
+}
+#endif
+
+// The verdict's other_causes: one diagnosis of each cause but the leading one's (checks[lead]; past
+// the end: none leads), in the order met, then the unexplained failures' messages after the first.
+std::vector<std::string> other_causes_of(const State& s, std::size_t lead) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < s.checks.size() && out.size() < other_causes_max; ++i) {
+    if (lead < s.checks.size() && s.checks[i].key == s.checks[lead].key) continue;
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = s.checks[j].key == s.checks[i].key;
+    if (!seen) out.push_back(s.checks[i].cause);
+  }
+  for (const auto& o : s.other_causes)
+    if (out.size() < other_causes_max && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+  return out;
+}
+
+}  // namespace
+
 void finish_report(const std::string& verdict_override) {
   auto& s = state();
   Verdict v;
@@ -223,9 +260,7 @@ void finish_report(const std::string& verdict_override) {
       v.detail = v.cause;
       v.failing_case = s.current_test;
       // What failed before the kernel that never ended, so that it is not lost with the run.
-      if (!s.first_diagnosis.empty()) v.other_causes.push_back(s.first_diagnosis);
-      else if (!s.first_unexplained.empty()) v.other_causes.push_back(s.first_unexplained);
-      v.other_causes.insert(v.other_causes.end(), s.other_causes.begin(), s.other_causes.end());
+      v.other_causes = other_causes_of(s, s.checks.size());
     } else if (s.failed_assertions == 0 && s.cases > 0 && s.cases_skipped == s.cases) {
       v.kind = VerdictKind::skipped;
       v.cause = no_device_reason().empty() ? "every check was skipped" : no_device_reason();
@@ -237,24 +272,40 @@ void finish_report(const std::string& verdict_override) {
       v.cause = one_line(s.too_slow_why);
       v.detail = v.cause;
       v.failing_case = s.too_slow_test;
-    } else if (s.failures_not_started == s.failed_assertions) {
+    } else if (s.failures_not_started == s.failed_assertions && !s.written_somewhere) {
       v.kind = VerdictKind::not_started;
       v.cause = "every failed check found nothing written: the kernel does not write its output yet";
       v.fix = std::string("edit ") + grader_info.kernel_file + " (look for // TODO:)";
       v.detail = v.fix;
     } else {
       v.kind = VerdictKind::wrong;
-      // The first diagnosis leads, cut to fit one line (the whole of it is in the log above and
-      // in the verdict's cause); the test's name follows when there is room.
-      const bool explained = !s.first_diagnosis.empty();
-      v.cause = explained ? s.first_diagnosis : s.first_unexplained;
-      if (explained) v.cause_report = s.first_report;
-      v.failing_case = explained ? s.first_failure_test : s.first_unexplained_test;
-      v.detail = shorten(v.cause);
-      const std::string in = " (in \"" + v.failing_case + "\")";
-      if (explained && !v.failing_case.empty() && v.detail.size() + in.size() <= summary_detail_max) v.detail += in;
-      if (!explained) v.detail = shorten(v.cause + in);  // as before: the case is part of the message
-      v.other_causes = s.other_causes;
+      // The diagnosis that explains the most failed checks (or is certain) leads, whole, with the
+      // case it came from; nothing written leads only when no failure says more.
+      bool explained = !s.checks.empty();
+      if (explained && s.checks[leading_check(s.checks)].nothing_written && !s.first_unexplained.empty())
+        explained = false;
+      const std::size_t lead = explained ? leading_check(s.checks) : s.checks.size();
+      if (explained) {
+        const FailedCheck& c = s.checks[lead];
+        v.cause = c.cause;
+        v.cause_report = c.report;
+        v.failing_case = c.test_case;
+        v.detail = v.cause;
+        const std::size_t same = checks_like(s.checks, lead);
+        if (!v.failing_case.empty() || same > 1) {
+          v.detail += " (";
+          if (!v.failing_case.empty()) v.detail += "in \"" + v.failing_case + "\"";
+          if (same > 1)
+            v.detail += std::string(v.failing_case.empty() ? "" : "; ") + std::to_string(same) + " of " +
+                        std::to_string(s.checks.size()) + " failed checks say the same";
+          v.detail += ")";
+        }
+      } else {
+        v.cause = s.first_unexplained;
+        v.failing_case = s.first_unexplained_test;
+        v.detail = v.cause + (v.failing_case.empty() ? "" : " (in \"" + v.failing_case + "\")");
+      }
+      v.other_causes = other_causes_of(s, lead);
       if (explained && !s.first_unexplained.empty() && s.first_unexplained != v.cause)
         v.other_causes.insert(v.other_causes.begin(), s.first_unexplained);
     }
@@ -262,6 +313,9 @@ void finish_report(const std::string& verdict_override) {
     v.crash = s.crash;
     if (const std::string lost = context_lost_reason(); !lost.empty()) v.not_checked.push_back(lost);
     v.not_checked.insert(v.not_checked.end(), s.unchecked.begin(), s.unchecked.end());
+#ifdef WB_EMU
+    v.notes = barrier_notes();
+#endif
     for (const auto& sp : s.speeds) {
       std::ostringstream o;
       o << format_ratio(sp.ratio) << "x the solution: " << speed_level(sp.ratio);
@@ -304,11 +358,16 @@ class Listener : public Catch::EventListenerBase {
     auto& s = state();
     std::lock_guard<std::mutex> lock(s.m);
     ++s.failed_assertions;
+    std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
+    if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
+    // Catch2 reports a fatal signal as a failure whose message names it ("SIGSEGV - ...")
+    const bool signal = msg.rfind("SIG", 0) == 0;
+    if (!signal && s.explained_pending > 0) {  // the FAIL of a noted failure: its diagnosis is weighed already
+      --s.explained_pending;
+      return;
+    }
     if (s.first_unexplained.empty()) {
-      std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
-      if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
-      // Catch2 reports a fatal signal as a failure whose message names it ("SIGSEGV - ...")
-      if (msg.rfind("SIG", 0) == 0) {
+      if (signal) {
         std::string why = s.crash_hint;
 #ifdef WB_EMU
         // the CPU backend said why before the signal came here: a kernel thread overflowed its stack
@@ -322,10 +381,8 @@ class Listener : public Catch::EventListenerBase {
       }
       s.first_unexplained = one_line(msg);
       s.first_unexplained_test = s.current_test;
-    } else {
-      std::string msg = r.hasMessage() ? std::string(r.getMessage()) : r.getExpressionInMacro();
-      if (r.hasExpandedExpression() && !r.hasMessage()) msg += " with " + r.getExpandedExpression();
-      if (one_line(msg) != s.first_unexplained) note_other_cause(s, one_line(msg));
+    } else if (one_line(msg) != s.first_unexplained) {
+      note_other_cause(s, one_line(msg));
     }
   }
   void testCaseEnded(Catch::TestCaseStats const& stats) override {

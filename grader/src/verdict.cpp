@@ -1,6 +1,7 @@
 // A verdict as a value, and its JSON document (docs/verdict-schema.md), with nlohmann_json.
 #include "wb/verdict.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -76,6 +77,7 @@ std::string to_json(const Verdict& v) {
       {"case", v.failing_case},
       {"other_causes", v.other_causes},
       {"not_checked", v.not_checked},
+      {"notes", v.notes},
       {"speed", v.speed},
       {"speeds", speeds},
       {"crash", crash},
@@ -112,6 +114,7 @@ Verdict verdict_from_json(const std::string& text) {
   v.failing_case = field<std::string>(j, "case");
   v.other_causes = field<std::vector<std::string>>(j, "other_causes");
   v.not_checked = field<std::vector<std::string>>(j, "not_checked");
+  v.notes = field<std::vector<std::string>>(j, "notes");
   v.speed = field<std::string>(j, "speed");
   if (const auto it = j.find("speeds"); it != j.end() && it->is_array())
     for (const auto& s : *it)
@@ -131,19 +134,92 @@ bool write_verdict_file(const Verdict& v, const std::string& path) {
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
+std::string wrap_words(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  auto flush = [&] {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += (out.empty() ? "" : "\n" + indent) + line;
+    line.clear();
+  };
+  bool first = true;  // the first line has no indent
+  std::istringstream paragraphs(text);
+  for (std::string para; std::getline(paragraphs, para);) {
+    std::size_t at = 0;
+    while (at < para.size()) {
+      std::size_t end = para.find(' ', at);
+      if (end == std::string::npos) end = para.size();
+      const std::string word = para.substr(at, end - at);
+      const std::size_t room = width - std::min(width, first ? std::size_t(0) : indent.size());
+      if (!line.empty() && line.size() + word.size() > room) {
+        flush();
+        first = false;
+      }
+      line += word;
+      if (end < para.size()) line += ' ';
+      at = end + 1;
+    }
+    flush();
+    first = false;
+  }
+  if (out.empty() && !line.empty()) flush();
+  return out;
+}
+
+std::string cause_key(const std::string& diagnosis) {
+  std::string key;
+  for (std::size_t i = 0; i < diagnosis.size(); ++i) {
+    const bool digit = diagnosis[i] >= '0' && diagnosis[i] <= '9';
+    if (!digit) key += diagnosis[i];
+    else if (key.empty() || key.back() != '#') key += '#';
+  }
+  return key;
+}
+
+std::size_t checks_like(const std::vector<FailedCheck>& checks, std::size_t i) {
+  std::size_t same = 0;
+  for (const auto& c : checks) same += c.key == checks[i].key;
+  return same;
+}
+
+std::size_t leading_check(const std::vector<FailedCheck>& checks) {
+  // certain, then naming a cause, then tentative, then nothing written: only the best rank present competes
+  auto rank = [](const FailedCheck& c) { return c.certain ? 3 : c.nothing_written ? 0 : c.tentative ? 1 : 2; };
+  int top = 0;
+  for (const auto& c : checks) top = std::max(top, rank(c));
+  auto candidate = [&](const FailedCheck& c) { return rank(c) == top; };
+  std::size_t best = 0, best_count = 0;
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    if (!candidate(checks[i])) continue;
+    bool seen = false;  // only the first of a cause is counted (and may lead)
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = candidate(checks[j]) && checks[j].key == checks[i].key;
+    if (seen) continue;
+    std::size_t count = 0;
+    for (const auto& c : checks) count += candidate(c) && c.key == checks[i].key;
+    if (count > best_count) {
+      best = i;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
 std::string verdict_block(const Verdict& v) {
   std::ostringstream out;
   out << "\n==== " << v.id << (v.title.empty() ? "" : " (" + v.title + ")")
       << (v.device.empty() ? "" : " on " + v.device) << " ====\n";
-  out << "  verdict: " << kind_name(v.kind) << (v.detail.empty() ? "" : ": " + v.detail) << "\n";
-  for (const auto& u : v.not_checked) out << "  not checked: " << u << "\n";
-  if (!v.speed.empty()) out << "  speed:   " << v.speed << "\n";
+  const std::string indent(4, ' ');
+  auto line = [&](const std::string& text) { out << wrap_words(text, verdict_block_width, indent) << "\n"; };
+  line("  verdict: " + kind_name(v.kind) + (v.detail.empty() ? "" : ": " + v.detail));
+  for (const auto& u : v.not_checked) line("  not checked: " + u);
+  for (const auto& n : v.notes) line("  note: " + n);
+  if (!v.speed.empty()) line("  speed:   " + v.speed);
   return out.str();
 }
 
 std::string why_text(const Verdict& v) {
-  std::string summary = v.detail;  // the detail, then what was not checked
+  std::string summary = v.detail;  // the detail, then what was not checked, then the notes
   for (const auto& u : v.not_checked) summary += (summary.empty() ? "" : "; ") + std::string("not checked: ") + u;
+  for (const auto& n : v.notes) summary += (summary.empty() ? "" : "; ") + std::string("note: ") + n;
   return one_line(summary);
 }
 

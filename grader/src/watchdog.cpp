@@ -91,19 +91,17 @@ Watchdog::Watchdog(std::string what, std::chrono::seconds limit)
     if (!blocks.empty()) std::fprintf(stderr, "%s\n", blocks.c_str());
     std::fprintf(stderr, "  The grader stops here (WB_WATCHDOG_SECONDS sets the limit).\n");
     std::string never = "the kernel never finished (" + what_ + ")";
-    if (!wait.empty()) never = shorten("the kernel never finished: " + wait + " (" + what_ + ")");
+    if (!wait.empty()) never = "the kernel never finished: " + wait + " (" + what_ + ")";
     if (fault.empty()) {
       finish_report("wrong\t" + never);
-    } else {  // the fault leads (the more precise diagnosis), the case follows when there is room
+    } else {  // the fault leads (the more precise diagnosis), then the case
       const std::string then = "; then the kernel never finished", in = " (" + what_ + ")";
 #ifdef WB_EMU
       const std::string headline = fault_headline(record);
 #else
       const std::string headline = fault;
 #endif
-      std::string detail = shorten(headline, summary_detail_max - then.size()) + then;
-      if (detail.size() + in.size() <= summary_detail_max) detail += in;
-      finish_report("wrong\t" + detail);
+      finish_report("wrong\t" + headline + then + in);
     }
     std::fflush(nullptr);
     std::_Exit(3);

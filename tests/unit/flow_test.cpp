@@ -129,6 +129,19 @@ TEST_CASE("a compute-bound speed below the bar fails as too slow, in TFLOP/s", "
   wb::speed_verdict(t, sc.speed_bar, sc.work, peaks);
 }
 
+// Run alone ("[written-once]"): one case finds nothing written, another is right. The kernel writes,
+// so the verdict is wrong (and names the case), not *not started*.
+TEST_CASE("a case that writes its output", "[written-once]") { WB_REQUIRE_MATCH(filled(64)); }
+TEST_CASE("a case that finds nothing written", "[written-once]") {
+  wb::DeviceBuffer<float> out(8);
+  out.poison();
+  wb::CompareOptions opt;
+  opt.array = "out";
+  wb::Comparison c = wb::compare(std::vector<double>(8, 1.0), out, opt);
+  c.context = "n = 8, nothing launched";
+  WB_REQUIRE_MATCH(c);
+}
+
 // Run alone ("[announce]"): a timing case after clean checks announces the timing, once.
 TEST_CASE("a clean check before the timing cases", "[announce]") {
   const wb::Comparison c = filled(64);

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,7 @@ wb::Verdict full_verdict() {
   v.failing_case = "coalescing: sectors per request";
   v.other_causes = {"second", "third"};
   v.not_checked = {"elements past 2^31"};
+  v.notes = {"a barrier some threads had exited before"};
   v.speed = "0.50x the solution: slower than the solution";
   v.speeds = {{0.5, 0.8, "2^28 floats: 1 GB/s"}, {1.25, 0.0, ""}};
   v.crash = wb::Crash{"SIGSEGV - Segmentation violation signal", "a misaligned float4", {"offset := 1", "n := 7"}};
@@ -52,6 +54,7 @@ void require_same(const wb::Verdict& a, const wb::Verdict& b) {
   CHECK(a.failing_case == b.failing_case);
   CHECK(a.other_causes == b.other_causes);
   CHECK(a.not_checked == b.not_checked);
+  CHECK(a.notes == b.notes);
   CHECK(a.speed == b.speed);
   REQUIRE(a.speeds.size() == b.speeds.size());
   for (std::size_t i = 0; i < a.speeds.size(); ++i) {
@@ -117,17 +120,114 @@ TEST_CASE("the printed block and the summary's why are made from the verdict", "
         "\n==== 03-coalescing (memory coalescing) on the CPU backend ====\n"
         "  verdict: too slow: the transpose is right but not coalesced\n"
         "  not checked: elements past 2^31\n"
+        "  note: a barrier some threads had exited before\n"
         "  speed:   0.50x the solution: slower than the solution\n");
-  CHECK(wb::why_text(v) == "the transpose is right but not coalesced; not checked: elements past 2^31");
+  CHECK(wb::why_text(v) == "the transpose is right but not coalesced; not checked: elements past 2^31; note: a barrier "
+                           "some threads had exited before");
 
   v.title = "";
   v.device = "";
   v.detail = "";
   v.not_checked.clear();
+  v.notes.clear();
   v.speed = "";
   v.detail = "line one\nline two\tand a tab";
-  CHECK(wb::verdict_block(v) == "\n==== 03-coalescing ====\n  verdict: too slow: line one\nline two\tand a tab\n");
+  CHECK(wb::verdict_block(v) == "\n==== 03-coalescing ====\n  verdict: too slow: line one\n    line two\tand a tab\n");
   CHECK(wb::why_text(v) == "line one line two and a tab");  // one line
+}
+
+TEST_CASE("a long verdict line is wrapped at words, never cut", "[verdict]") {
+  // cause, fix and case as a real verdict has them, far longer than one line
+  const std::string detail =
+      "only the first 256 elements are right: only one block ran, or every block wrote the same 256 elements (is "
+      "blockIdx.x * blockDim.x part of the index?) [n = 1000, 256 threads per block] (in \"c = a + b for sizes "
+      "around the block size, primes and about a million\"; 14 of 15 failed checks say the same)";
+  wb::Verdict v;
+  v.id = "01-naive-add";
+  v.kind = wb::VerdictKind::wrong;
+  v.detail = detail;
+  const std::string block = wb::verdict_block(v);
+  std::istringstream lines(block);
+  std::string joined;
+  int verdict_lines = 0;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(line.size() <= wb::verdict_block_width);
+    if (line.rfind("  verdict: ", 0) == 0 || (verdict_lines > 0 && line.rfind("    ", 0) == 0)) {
+      ++verdict_lines;
+      joined += (joined.empty() ? "" : " ") + line.substr(line.find_first_not_of(' '));
+    }
+  }
+  CHECK(verdict_lines >= 3);
+  CHECK(joined == "verdict: wrong: " + detail);  // every word is there, in order: nothing cut
+  CHECK(block.find("...") == std::string::npos);
+
+  // a word longer than a line stays whole on its own line
+  const std::string word(130, 'x');
+  CHECK(wb::wrap_words("a " + word + " b", 100, "  ") == "a\n  " + word + "\n  b");
+  CHECK(wb::wrap_words("short", 100, "  ") == "short");
+  CHECK(wb::wrap_words("one two three", 8, "") == "one two\nthree");
+}
+
+namespace {
+
+wb::FailedCheck check(const std::string& diagnosis, const std::string& where, bool certain = false,
+                      bool nothing_written = false) {
+  return {diagnosis + " [" + where + "]", wb::cause_key(diagnosis), "", "case " + where, certain, nothing_written};
+}
+
+}  // namespace
+
+TEST_CASE("diagnoses that differ only in their numbers are one cause", "[verdict][lead]") {
+  CHECK(wb::cause_key("only the first 256 elements are right (blocks of 256)") ==
+        wb::cause_key("only the first 32 elements are right (blocks of 32)"));
+  CHECK(wb::cause_key("only the first 256 elements are right") == "only the first # elements are right");
+  CHECK(wb::cause_key("the last partial block is missing: n = 257") != wb::cause_key("only the first 256 elements"));
+}
+
+TEST_CASE("the cause most failed checks share leads, not the first one met", "[verdict][lead]") {
+  // chapter 01 with the block index left out: n = 257 loses only its last element (which reads as
+  // a block count rounded down); every larger case shows that only the first block's elements are right
+  const std::vector<wb::FailedCheck> checks{
+      check("the last partial block is missing: n = 257 is not a multiple of 256", "n = 257"),
+      check("only the first 256 elements are right", "n = 1000"),
+      check("only the first 256 elements are right", "n = 65537"),
+      check("only the first 32 elements are right", "n = 100003, 32 threads"),
+  };
+  REQUIRE(wb::leading_check(checks) == 1);  // the first of the largest group
+  CHECK(wb::checks_like(checks, 1) == 3);
+  CHECK(wb::checks_like(checks, 0) == 1);
+}
+
+TEST_CASE("a tie goes to the cause met first", "[verdict][lead]") {
+  const std::vector<wb::FailedCheck> checks{check("wrong values, first at c[0]", "n = 1"),
+                                            check("an element past n was written", "n = 31"),
+                                            check("wrong values, first at c[5]", "n = 32"),
+                                            check("an element past n was written", "n = 33")};
+  CHECK(wb::leading_check(checks) == 0);
+  CHECK(wb::leading_check({}) == 0);
+}
+
+TEST_CASE("a certain cause leads however many guesses outnumber it", "[verdict][lead]") {
+  const std::vector<wb::FailedCheck> checks{
+      check("blocks overwrite one another's work: use atomicAdd", "n = 1000"),
+      check("blocks overwrite one another's work: use atomicAdd", "n = 65537"),
+      check("kernel fault: shared-memory race on `bins` at byte offset 12", "n = 31", true),
+      check("blocks overwrite one another's work: use atomicAdd", "n = 1000003"),
+      check("kernel fault: shared-memory race on `bins` at byte offset 40", "n = 33", true),
+      check("kernel fault: a __syncthreads() reached by part of the block", "n = 17", true),
+  };
+  CHECK(wb::leading_check(checks) == 2);  // the most common of the certain ones
+}
+
+TEST_CASE("nothing written leads only when no failed check found anything written", "[verdict][lead]") {
+  // chapter 04 with *sum cleared after the early return for n = 0: only n = 0 finds nothing
+  const std::vector<wb::FailedCheck> some{check("*sum still holds what it held before the call", "n = 0", false, true),
+                                          check("*sum still holds what it held before the call", "n = 0, 2", false, true),
+                                          check("the sum is 3 too large", "n = 1000")};
+  CHECK(wb::leading_check(some) == 2);
+  const std::vector<wb::FailedCheck> none{check("no element of c was written", "n = 1", false, true),
+                                          check("no element of c was written", "n = 31", false, true)};
+  CHECK(wb::leading_check(none) == 0);
 }
 
 TEST_CASE("a diagnosis that is not UTF-8 still makes a document", "[verdict]") {

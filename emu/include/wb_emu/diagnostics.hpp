@@ -53,6 +53,23 @@ SharedMemoryStats last_launch_shared_stats();
 /// launch.
 std::string last_launch_warning();
 
+/// The record behind that warning: a `__syncthreads()` that released while some threads of the
+/// block had exited (instrumented builds). Correct on a GPU as here, so never a fault; but the
+/// CUDA Programming Guide allows a barrier in conditional code only where the condition is the
+/// same for the whole block, so a grader says so beside its verdict.
+struct ExitBeforeBarrier {
+  std::string kernel;            ///< the kernel, as launched
+  std::string launch_file;       ///< where it was launched
+  int launch_line = 0;
+  std::string barrier_file;      ///< the barrier
+  int barrier_line = 0;
+  uint3 block{0, 0, 0};          ///< the first such block in start order
+  unsigned block_threads = 0;    ///< threads per block
+  std::vector<unsigned> exited;  ///< the threads of that block (linear numbers) that had exited
+};
+/// One record for each (launch site, barrier) this process has warned of, in the order first met.
+std::vector<ExitBeforeBarrier> exits_before_barriers();
+
 /// The fault of a launch that has not ended yet ("" if none), as the launch prints it when it ends
 /// (wb_emu::last_fault_message()): its first faulting block in start order so far. A faulting block stops the
 /// launch from starting more blocks, but the launch ends only when the blocks already running

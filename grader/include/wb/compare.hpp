@@ -30,8 +30,9 @@ enum class Pattern {
   last_partial_block,    ///< all but the last, partial block are right: block count rounded down
   too_few_blocks,        ///< a whole number of blocks is right, then nothing
   tail_wrong,            ///< everything from some index on is wrong
-  some_unwritten,        ///< some elements were never written
-  scattered,             ///< wrong values with no simpler pattern
+  some_unwritten,        ///< some elements were never written (a fallback, as scattered)
+  scattered,             ///< wrong values with no simpler pattern: a fallback, which names no cause
+                         ///< (the verdict prefers a failed check that names one, wb::leading_check)
   chapter_specific,      ///< a chapter's grader named the pattern itself
 };
 
@@ -225,6 +226,10 @@ Comparison guarded_comparison(const std::string& array, std::int64_t n, const st
 /// Records a failed comparison for the grader's summary; used by WB_REQUIRE_MATCH.
 void note_failure(const Comparison& c);
 
+/// Records a comparison that passed; used by WB_REQUIRE_MATCH. One of at least one element shows
+/// that the kernel writes: the verdict is then never *not started*, whatever else failed.
+void note_match(const Comparison& c);
+
 }  // namespace wb
 
 /// Fails the test case with the comparison's explanation unless every element is right.
@@ -236,5 +241,6 @@ void note_failure(const Comparison& c);
       ::wb::note_failure(wb_cmp_);                            \
       FAIL(wb_cmp_.message());                                \
     }                                                         \
+    ::wb::note_match(wb_cmp_);                                \
     SUCCEED("every element of " + wb_cmp_.array + " is right"); \
   } while (0)

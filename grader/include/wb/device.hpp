@@ -10,6 +10,8 @@
 
 namespace wb {
 
+void note_unchecked(const std::string& what);  // wb/report.hpp; for WB_CHECK_ON_GPU_ONLY
+
 /// True when the kernels run on the CPU backend (emu/), false on a CUDA device.
 constexpr bool cpu_backend() {
 #ifdef WB_EMU
@@ -86,4 +88,16 @@ std::string context_lost_reason();
   do {                                                                                      \
     WB_REQUIRE_DEVICE();                                                                    \
     if (::wb::cpu_backend()) SKIP(std::string("skipped on the CPU backend: ") + (why));      \
+  } while (0)
+
+/// Ends the current test case as skipped on the CPU backend, for a correctness check that only a
+/// GPU can run (2^31 elements, a second stream), and notes `what` as not checked
+/// (wb::note_unchecked): the verdict says so under the kind, so a *correct* claims no more.
+#define WB_CHECK_ON_GPU_ONLY(what, why)                                           \
+  do {                                                                            \
+    WB_REQUIRE_DEVICE();                                                          \
+    if (::wb::cpu_backend()) {                                                    \
+      ::wb::note_unchecked(what);                                                 \
+      SKIP(std::string("not checked on the CPU backend: ") + (why));             \
+    }                                                                             \
   } while (0)

@@ -44,11 +44,12 @@ int failures_so_far();
 /// the kernel is right before the speed verdict. Called by WB_REQUIRE_CORRECT_SO_FAR.
 void announce_timing();
 
-/// The longest verdict detail the summary line carries; a longer one is cut at a word, and the
-/// whole diagnosis stays in the log above it.
+/// The longest text a table cell of one line carries (a verdict's detail is never cut: the
+/// printed block wraps it, wb::wrap_words).
 inline constexpr std::size_t summary_detail_max = 180;
 
-/// `detail` cut to at most `max` characters at a word boundary, ending in "..." when cut.
+/// `detail` cut to at most `max` characters at a word boundary, ending in "..." when cut: for a
+/// table of one line per chapter, never for the verdict itself.
 std::string shorten(const std::string& detail, std::size_t max = summary_detail_max);
 
 /// While alive, explains a crash of the grader (a fatal signal: SIGSEGV, SIGBUS...) in the
