@@ -74,7 +74,9 @@ wb::Comparison judge(const std::string& context, const std::vector<float>& befor
     c.pattern = wb::Pattern::nothing_written;
     c.diagnosis = "x is unchanged after " + what + ": nothing was done to it (nothing launched, or a capture that "
                   "failed: cudaStreamEndCapture and cudaGraphInstantiate return an error code)";
-  } else if (unchanged == c.wrong && first_unchanged >= 0 && unchanged == c.n - first_unchanged) {
+  } else if (first_unchanged >= 0 && first_unchanged == c.first_wrong &&
+             std::equal(got.begin() + first_unchanged, got.end(), before.begin() + first_unchanged)) {
+    // (x unchanged from there on: some of those elements may be near their result by chance)
     c.diagnosis = "x is unchanged from x[" + std::to_string(first_unchanged) + "] on (of " + std::to_string(c.n) +
                   "): the grid reached only the first " + std::to_string(first_unchanged) +
                   " elements; give every element a thread, or let each thread take i, i + (threads in the grid), ...";
