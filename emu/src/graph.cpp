@@ -43,7 +43,6 @@ std::map<cudaStream_t, std::shared_ptr<Capture>> capturing_streams;  // every st
 std::map<cudaEvent_t, std::shared_ptr<Capture>> captured_events;    // events recorded in a capture
 std::set<cudaGraph_t> live_graphs;
 std::set<cudaGraphExec_t> live_execs;
-int graph_launches_seen = 0;
 thread_local bool replaying = false;
 
 // Runs a graph's operations, marked as a replay.
@@ -153,11 +152,6 @@ bool capture_wait(cudaStream_t stream, cudaEvent_t event) {
 
 bool replaying_graph() { return replaying; }
 
-int graph_launch_count() {
-  std::lock_guard<std::mutex> lock(graph_mutex);
-  return graph_launches_seen;
-}
-
 }  // namespace internal
 }  // namespace wb_emu
 
@@ -226,7 +220,6 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(graph_mutex);
     if (!live_execs.count(exec)) return record(cudaErrorInvalidResourceHandle);
     nodes = exec->nodes;
-    ++graph_launches_seen;
   }
   wb_emu::internal::log_graph_launch(stream);
   switch (wb_emu::internal::capture_check(stream, false)) {

@@ -29,8 +29,6 @@ bool capture_wait(cudaStream_t stream, cudaEvent_t event);
 /// True while cudaGraphLaunch runs a graph's operations on this thread (its launches are not logged:
 /// CUDA's runtime sees none of them).
 bool replaying_graph();
-/// How many times cudaGraphLaunch ran a graph since the program began.
-int graph_launch_count();
 /// Adds a launch to the launch log (wb_emu::log_launches), where one is being kept: its index
 /// there, or ~0 when no log is kept.
 std::size_t log_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
